@@ -1,0 +1,25 @@
+"""cahoots-envs: PettingZoo AEC environments for four card games.
+
+>>> import cahoots_envs
+>>> env = cahoots_envs.make("kansas_city-v0", num_players=4)
+>>> env.reset(seed=0)
+"""
+
+from __future__ import annotations
+
+from cahoots_envs.errors import EnvNotResetError, IllegalActionError, IncompatiblePolicyError
+from cahoots_envs.registry import list_envs, make, make_raw, register_all
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "EnvNotResetError",
+    "IllegalActionError",
+    "IncompatiblePolicyError",
+    "list_envs",
+    "make",
+    "make_raw",
+    "__version__",
+]
+
+register_all()

@@ -1,0 +1,268 @@
+"""The one PettingZoo AEC adapter shared by every game.
+
+It maps seats to agent names, builds observations and masks, hands out rewards and infos,
+seeds one ``numpy.random.Generator``, renders, clones, and guards against bad input.
+
+``protected=True`` (what ``env()`` returns) gives the behaviour of PettingZoo's classic wrapper
+stack (``TerminateIllegalWrapper(-1)``, ``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``)
+without stacking three wrappers: the checks are a few attribute reads on the step path.
+``protected=False`` (``raw_env()``) raises ``IllegalActionError`` for any illegal action and
+leaves the state exactly as it was.
+"""
+
+from __future__ import annotations
+
+import copy
+import warnings
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from cahoots_envs.core.game import Game
+from cahoots_envs.core.layout import OBS_DTYPE
+from cahoots_envs.errors import EnvNotResetError, IllegalActionError
+
+ILLEGAL_ACTION_REWARD = -1.0
+
+
+class CardGameEnv(AECEnv):
+    """PettingZoo AEC env around a ``Game`` (see ``cahoots_envs.core.game``)."""
+
+    def __init__(self, game_cls: type[Game], protected: bool = True, **options: Any) -> None:
+        super().__init__()
+        env_name = f"cahoots_envs/{game_cls.NAME}-v{game_cls.VERSION}"
+        self.options: dict[str, Any] = game_cls.OPTIONS.resolve(options, env_name)
+        self.game_cls = game_cls
+        self.protected = protected
+        self.render_mode: str | None = self.options["render_mode"]
+        self.reward_mode: str = self.options["reward_mode"]
+        n = self.options["num_players"]
+        self.metadata = {
+            "render_modes": ["ansi", "human"],
+            "name": f"{game_cls.NAME}_v{game_cls.VERSION}",
+            "is_parallelizable": False,
+        }
+        self.env_id = env_name
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        self.layout = game_cls.layout(self.options)
+        self.num_actions = game_cls.num_actions(self.options)
+        self.max_game_length = game_cls.max_game_length(self.options)
+        low, high = self.layout.bounds()
+        # one space object for every agent (the contract says they are the same)
+        self._observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(low=low, high=high, dtype=OBS_DTYPE),
+                "action_mask": spaces.Box(0, 1, (self.num_actions,), dtype=np.int8),
+            }
+        )
+        self._action_space = spaces.Discrete(self.num_actions)
+        self._obs_size = self.layout.size
+        self._rng: np.random.Generator | None = None
+        self.game: Game | None = None
+        self._legal: list[int] | None = None
+        self._illegal_ended = False
+
+    # ---- spaces -------------------------------------------------------------------------
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self._observation_space
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self._action_space
+
+    # ---- lifecycle ------------------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: Mapping[str, Any] | None = None) -> None:
+        deal = None
+        if options:
+            unknown = set(options) - {"deal"}
+            if unknown:
+                # reset options are free-form in PettingZoo (api_test passes its own), so warn
+                warnings.warn(
+                    f"ignoring unknown reset option(s) {sorted(unknown)}; "
+                    "reset understands options={'deal': ...}",
+                    stacklevel=2,
+                )
+            deal = options.get("deal")
+            if deal is not None:
+                if not isinstance(deal, Mapping):
+                    raise ValueError(f"deal must be a dict with keys {self.game_cls.DEAL_KEYS}")
+                extra = set(deal) - set(self.game_cls.DEAL_KEYS)
+                if extra:
+                    raise ValueError(
+                        f"unknown deal key(s) {sorted(extra)}; {self.game_cls.NAME} deals accept "
+                        f"{', '.join(self.game_cls.DEAL_KEYS)}"
+                    )
+        if seed is not None:
+            rng = np.random.default_rng(seed)
+        elif self._rng is None:
+            rng = np.random.default_rng()
+        else:
+            rng = self._rng
+        # build the game on a copy of the generator so a malformed deal leaves everything as it was
+        trial_rng = copy.deepcopy(rng)
+        game = self.game_cls(self.options, trial_rng, deal)
+        self._rng = trial_rng
+        self.game = game
+        self._legal = None
+        self._illegal_ended = False
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self._skip_agent_selection = None
+        self._update_infos()
+        self.agent_selection = self.possible_agents[game.current_player]
+
+    def close(self) -> None:
+        pass
+
+    # ---- observing ------------------------------------------------------------------------
+    def _game_or_raise(self) -> Game:
+        if self.game is None:
+            raise EnvNotResetError(f"{self.env_id}: call reset() before step(), observe() or render()")
+        return self.game
+
+    def legal_actions(self) -> list[int]:
+        """Legal action ids of the agent to move (cached until the next step)."""
+        if self._legal is None:
+            game = self._game_or_raise()
+            self._legal = [] if game.is_over else game.legal_actions()
+        return self._legal
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        game = self._game_or_raise()
+        seat = self.agent_name_mapping[agent]
+        obs = np.zeros(self._obs_size, OBS_DTYPE)
+        game.encode(seat, obs)
+        mask = np.zeros(self.num_actions, np.int8)
+        if seat == game.current_player and not game.is_over and not self._illegal_ended:
+            mask[self.legal_actions()] = 1
+        return {"observation": obs, "action_mask": mask}
+
+    def action_mask(self, agent: str | None = None) -> np.ndarray:
+        """The mask alone (all zeros for an agent not to move)."""
+        game = self._game_or_raise()
+        agent = self.agent_selection if agent is None else agent
+        mask = np.zeros(self.num_actions, np.int8)
+        if self.agent_name_mapping[agent] == game.current_player and not game.is_over:
+            mask[self.legal_actions()] = 1
+        return mask
+
+    def state(self) -> np.ndarray:
+        raise NotImplementedError("card games expose per-player observations only; see observe()")
+
+    # ---- stepping -------------------------------------------------------------------------
+    def step(self, action: Any) -> None:
+        game = self._game_or_raise()
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        legal = self._legal if self._legal is not None else self.legal_actions()
+        if action not in legal:
+            self._refuse(agent, action, legal)
+            return
+        action = int(action)
+        scores_before = game.scores[:] if self.reward_mode == "points" else None
+        game.apply(action)
+        self._legal = None
+        self._cumulative_rewards[agent] = 0.0
+        rewards = self.rewards
+        if scores_before is not None:
+            sign = self.game_cls.POINTS_SIGN
+            scores = game.scores
+            for i, a in enumerate(self.possible_agents):
+                rewards[a] = sign * float(scores[i] - scores_before[i])
+        else:
+            for a in rewards:
+                rewards[a] = 0.0
+        if game.is_over:
+            if self.reward_mode == "win":
+                for a, payoff in zip(self.possible_agents, game.outcome()):
+                    rewards[a] = float(payoff)
+            for a in self.agents:
+                self.terminations[a] = True
+        else:
+            self.agent_selection = self.possible_agents[game.current_player]
+        self._accumulate_rewards()
+        self._update_infos()
+
+    def _refuse(self, agent: str, action: Any, legal: list[int]) -> None:
+        in_range = (
+            isinstance(action, (int, np.integer))
+            and not isinstance(action, bool)
+            and 0 <= int(action) < self.num_actions
+        )
+        game = self.game
+        assert game is not None
+        if not in_range or not self.protected:
+            what = (
+                f"action {action!r} (out of range 0..{self.num_actions - 1})" if not in_range
+                else f"action {int(action)} ({game.action_to_str(int(action))!r})"
+            )
+            raise IllegalActionError(
+                f"{agent} cannot play {what} in phase {game.phase!r}; legal: "
+                + ", ".join(f"{a} ({game.action_to_str(a)})" for a in legal)
+            )
+        # protected env: behave like TerminateIllegalWrapper(illegal_reward=-1)
+        warnings.warn(
+            f"[WARNING]: Illegal move made by {agent} ({game.action_to_str(int(action))!r}), "
+            "game terminating with current player losing.",
+            stacklevel=2,
+        )
+        self._illegal_ended = True
+        self._cumulative_rewards[agent] = 0.0
+        self.terminations = dict.fromkeys(self.agents, True)
+        self.truncations = dict.fromkeys(self.agents, True)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self.rewards[agent] = ILLEGAL_ACTION_REWARD
+        self._accumulate_rewards()
+        self._deads_step_first()
+
+    def _update_infos(self) -> None:
+        game = self.game
+        assert game is not None
+        phase = "game_over" if game.is_over else game.phase
+        scores = game.scores
+        self.infos = {
+            a: {"score": scores[self.agent_name_mapping[a]], "phase": phase} for a in self.agents
+        }
+
+    # ---- notation, rendering, cloning ---------------------------------------------------
+    def action_to_str(self, action: int) -> str:
+        return self._game_or_raise().action_to_str(int(action))
+
+    def str_to_action(self, text: str) -> int:
+        return self._game_or_raise().str_to_action(text)
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            warnings.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            return None
+        text = self._game_or_raise().render()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def clone(self) -> CardGameEnv:
+        """An independent env in the same state (faster than ``copy.deepcopy``; spaces shared)."""
+        twin = copy.copy(self)
+        if self.game is not None:
+            twin.game = self.game.clone()
+            twin._rng = copy.deepcopy(self._rng)
+            twin.agents = self.agents[:]
+            twin.rewards = dict(self.rewards)
+            twin._cumulative_rewards = dict(self._cumulative_rewards)
+            twin.terminations = dict(self.terminations)
+            twin.truncations = dict(self.truncations)
+            twin.infos = {a: dict(i) for a, i in self.infos.items()}
+            twin._legal = None
+        return twin
+
+    def __str__(self) -> str:
+        return self.metadata["name"]

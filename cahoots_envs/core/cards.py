@@ -1,0 +1,43 @@
+"""Card sets as Python int bitmasks (bit i = card id i) and fast writers into observation buffers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+
+
+def bits(mask: int) -> Iterator[int]:
+    """The set bits of ``mask``, lowest first."""
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+def bit_list(mask: int) -> list[int]:
+    return list(bits(mask))
+
+
+def mask_of(ids: list[int] | tuple[int, ...]) -> int:
+    m = 0
+    for i in ids:
+        m |= 1 << i
+    return m
+
+
+def write_bits(out: np.ndarray, offset: int, mask: int, value: float = 1.0) -> None:
+    """Set ``out[offset + i] = value`` for every bit i of ``mask`` (the rest is left alone)."""
+    while mask:
+        low = mask & -mask
+        out[offset + low.bit_length() - 1] = value
+        mask ^= low
+
+
+def write_bits_dense(out: np.ndarray, offset: int, mask: int, width: int) -> None:
+    """Write all ``width`` bits of ``mask`` at once; faster than ``write_bits`` for full sets."""
+    nbytes = (width + 7) // 8
+    unpacked = np.unpackbits(
+        np.frombuffer(mask.to_bytes(nbytes, "little"), dtype=np.uint8), bitorder="little"
+    )
+    out[offset : offset + width] = unpacked[:width]

@@ -1,0 +1,145 @@
+"""The engine interface every game implements (pure Python, no gymnasium/pettingzoo).
+
+The adapter in ``core/aec.py`` drives any ``Game`` through this interface; the shared test suite
+checks every game through it (card accounting, hidden-information leak test, max length).
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import numpy as np
+
+from cahoots_envs.core.layout import Layout
+from cahoots_envs.core.options import OptionSet
+
+
+class Game(abc.ABC):
+    """One game in progress. Seats are ints 0..N-1, clockwise.
+
+    Class attributes declare the game's nature as data; instances hold one game's state.
+    All randomness comes from the ``rng`` given at construction (a seeded Generator).
+    """
+
+    NAME: ClassVar[str]  # "kansas_city"
+    TITLE: ClassVar[str]
+    VERSION: ClassVar[int] = 0
+    PLAYER_COUNTS: ClassVar[tuple[int, ...]]
+    DEFAULT_PLAYERS: ClassVar[int]
+    OPTIONS: ClassVar[OptionSet]  # includes the common options (num_players, render/reward mode)
+    DEAL_KEYS: ClassVar[tuple[str, ...]]
+    COOPERATIVE: ClassVar[bool] = False
+    POINTS_SIGN: ClassVar[int] = 1  # -1 where rulebook points are bad (texas_euchre)
+    # option sets (besides each player count) that the shared test suite also runs
+    TEST_VARIANTS: ClassVar[tuple[dict[str, Any], ...]] = ()
+
+    num_players: int
+    current_player: int  # seat to move; -1 once the game is over
+    is_over: bool
+    scores: list[float]  # cumulative rulebook points per seat (coop: goals completed)
+
+    # ---- declared per options -------------------------------------------------------------
+    @classmethod
+    @abc.abstractmethod
+    def num_actions(cls, options: Mapping[str, Any]) -> int: ...
+
+    @classmethod
+    @abc.abstractmethod
+    def layout(cls, options: Mapping[str, Any]) -> Layout: ...
+
+    @classmethod
+    @abc.abstractmethod
+    def max_game_length(cls, options: Mapping[str, Any]) -> int:
+        """An upper bound on the number of decisions in one game."""
+
+    @classmethod
+    @abc.abstractmethod
+    def full_deck(cls, options: Mapping[str, Any]) -> list[str]:
+        """Every card of the game in notation, with multiplicity (for card accounting)."""
+
+    # ---- one game -------------------------------------------------------------------------
+    @abc.abstractmethod
+    def __init__(
+        self, options: Mapping[str, Any], rng: np.random.Generator, deal: Mapping[str, Any] | None
+    ) -> None:
+        """Deal a new game (from ``deal`` where given, see CONTRACT §5). A malformed deal raises
+        ``ValueError`` before any state is built."""
+
+    @property
+    @abc.abstractmethod
+    def phase(self) -> str: ...
+
+    @abc.abstractmethod
+    def legal_actions(self) -> list[int]:
+        """The legal action ids of the seat to move, ascending; never empty while not over."""
+
+    @abc.abstractmethod
+    def apply(self, action: int) -> None:
+        """Play a legal action (the adapter checks legality first)."""
+
+    @abc.abstractmethod
+    def outcome(self) -> list[float]:
+        """Final payoff per seat for ``reward_mode='win'`` (see ``zero_sum_outcome``)."""
+
+    @abc.abstractmethod
+    def encode(self, seat: int, out: np.ndarray) -> None:
+        """Write ``seat``'s observation into the zeroed buffer ``out``: only what that seat may
+        know, relative to it (itself first, then the others clockwise)."""
+
+    @abc.abstractmethod
+    def action_to_str(self, action: int) -> str: ...
+
+    @abc.abstractmethod
+    def str_to_action(self, text: str) -> int:
+        """Parse notation; ``ValueError`` (naming the legal actions) if not legal now."""
+
+    @abc.abstractmethod
+    def render(self) -> str: ...
+
+    @abc.abstractmethod
+    def clone(self) -> Game: ...
+
+    @abc.abstractmethod
+    def card_locations(self) -> list[str]:
+        """Every card the game holds anywhere (hands, piles, tricks, ...), in notation."""
+
+    @abc.abstractmethod
+    def resample_hidden(self, observer: int, rng: np.random.Generator) -> Game:
+        """A copy in which every card ``observer`` cannot see is re-dealt at random, consistently
+        with everything ``observer`` can see. Used by the leak test."""
+
+    # ---- shared helpers -------------------------------------------------------------------
+    def legal_strings(self) -> list[str]:
+        return [self.action_to_str(a) for a in self.legal_actions()]
+
+    def parse_legal(self, text: str) -> int:
+        """Default ``str_to_action``: match the normalised text against the legal actions."""
+        wanted = normalise_action_text(text)
+        legal = self.legal_actions()
+        for a in legal:
+            if normalise_action_text(self.action_to_str(a)) == wanted:
+                return a
+        raise ValueError(
+            f"{text!r} is not a legal action now; legal: {', '.join(self.action_to_str(a) for a in legal)}"
+        )
+
+
+def normalise_action_text(text: str) -> str:
+    """Case- and spacing-insensitive form; card lists compare in any order."""
+    words = text.strip().upper().split()
+    if len(words) > 2 and words[0] in ("PASS", "DISCARD"):
+        return " ".join([words[0]] + sorted(words[1:]))
+    return " ".join(words)
+
+
+def zero_sum_outcome(scores: list[float], higher_is_better: bool = True) -> list[float]:
+    """Winners (best score, ties share) split +1, the others split -1; a full tie gives 0."""
+    n = len(scores)
+    best = max(scores) if higher_is_better else min(scores)
+    winners = [s == best for s in scores]
+    k = sum(winners)
+    if k == n:
+        return [0.0] * n
+    return [1.0 / k if w else -1.0 / (n - k) for w in winners]

@@ -1,0 +1,57 @@
+"""Keeps each env's doc page in step with its declarations.
+
+The doc page is the module docstring of ``cahoots_envs/games/<game>/env.py``. Its options table
+and observation index table sit between marker comments and are generated here from the
+game's ``OptionSet`` and ``Layout``; ``docs/<game>.md`` is a copy of the docstring for the README
+to link to. Run ``python -m cahoots_envs.docs`` after changing options or a layout; the test suite
+fails while a table is stale.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import sys
+from pathlib import Path
+
+from cahoots_envs.registry import GAMES
+
+ROOT = Path(__file__).resolve().parent
+
+
+def tables(game: str) -> dict[str, str]:
+    module = importlib.import_module(f"cahoots_envs.{game}_v{GAMES[game]}")
+    cls = module.raw_env().game_cls
+    options = cls.OPTIONS.resolve({})
+    return {
+        "options-table": cls.OPTIONS.markdown_table(),
+        "observation-table": cls.layout(options).markdown_table(),
+    }
+
+
+def regenerate(game: str, docs_dir: Path | None = None) -> str:
+    source_path = ROOT / "games" / game / "env.py"
+    source = source_path.read_text()
+    for name, table in tables(game).items():
+        pattern = re.compile(rf"(<!-- {name} -->\n).*?(<!-- /{name} -->)", re.S)
+        if not pattern.search(source):
+            raise SystemExit(f"{source_path}: no <!-- {name} --> ... <!-- /{name} --> markers")
+        source = pattern.sub(lambda m: m.group(1) + table + "\n" + m.group(2), source)
+    source_path.write_text(source)
+    doc = source.split('"""', 2)[1]
+    if docs_dir is not None:
+        (docs_dir / f"{game}.md").write_text(doc.strip() + "\n")
+    return doc
+
+
+def main(argv: list[str]) -> None:
+    games = argv or list(GAMES)
+    docs_dir = ROOT.parent / "docs"
+    docs_dir.mkdir(exist_ok=True)
+    for game in games:
+        regenerate(game, docs_dir)
+        print(f"regenerated the doc page of {game}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,18 @@
+"""Exceptions that are part of the public contract."""
+
+from __future__ import annotations
+
+
+class IllegalActionError(ValueError):
+    """An action that is masked out or out of range was given to ``raw_env.step``.
+
+    The env's state is unchanged when this is raised, so the caller may retry.
+    """
+
+
+class EnvNotResetError(RuntimeError):
+    """``step``, ``observe``, ``last`` or ``render`` was called before ``reset``."""
+
+
+class IncompatiblePolicyError(ValueError):
+    """A saved policy does not match the env it is asked to play (id, options, layout, actions)."""
