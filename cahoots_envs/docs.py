@@ -33,10 +33,10 @@ def regenerate(game: str, docs_dir: Path | None = None) -> str:
     source_path = ROOT / "games" / game / "env.py"
     source = source_path.read_text()
     for name, table in tables(game).items():
-        pattern = re.compile(rf"(<!-- {name} -->\n).*?(<!-- /{name} -->)", re.S)
+        pattern = re.compile(rf"(<!-- {name} -->\n).*?(<!-- /{name} -->)", re.DOTALL)
         if not pattern.search(source):
             raise SystemExit(f"{source_path}: no <!-- {name} --> ... <!-- /{name} --> markers")
-        source = pattern.sub(lambda m: m.group(1) + table + "\n" + m.group(2), source)
+        source = pattern.sub(lambda m, t=table: m.group(1) + t + "\n" + m.group(2), source)
     source_path.write_text(source)
     doc = source.split('"""', 2)[1]
     if docs_dir is not None:

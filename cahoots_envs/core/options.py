@@ -7,7 +7,7 @@ accepts (CONTRACT §1), at construction, before anything is built.
 from __future__ import annotations
 
 import numbers
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,7 +67,7 @@ class OptionSet:
     def __post_init__(self) -> None:
         object.__setattr__(self, "by_name", {o.name: o for o in self.options})
 
-    def __iter__(self) -> Iterable[Option]:  # type: ignore[override]
+    def __iter__(self) -> Iterator[Option]:
         return iter(self.options)
 
     def resolve(self, given: Mapping[str, Any], env_name: str = "") -> dict[str, Any]:

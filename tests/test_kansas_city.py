@@ -1,0 +1,312 @@
+"""Kansas City rules (../shared/rules/kansas_city.md) as scenario tables on scripted deals.
+
+Each scenario is a table of ``(seat, action text, expected fact)`` rows driven through the
+protected env and the notation. ``"illegal"`` means the action must be refused by ``raw_env``
+(and by ``str_to_action``) without changing anything; a dict lists facts checked after the row.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from cahoots_envs import IllegalActionError, kansas_city_v0
+from cahoots_envs.games.kansas_city.encoder import build_layout
+from cahoots_envs.games.kansas_city.rules import parse_card, trick_points
+
+
+def suit(letter: str, ranks: range | list[int]) -> list[str]:
+    return [f"{r}{letter}" for r in ranks]
+
+
+# seat 0: A1-8 B1-6 | seat 1: B7-8 C1-8 D1-4 | seat 2: D5-8 E1-8 F1-2 | seat 3: F3-8 G1-8
+DEAL_4P = {
+    "dealer": 3,
+    "hands": [
+        suit("A", range(1, 9)) + suit("B", range(1, 7)),
+        suit("B", [7, 8]) + suit("C", range(1, 9)) + suit("D", range(1, 5)),
+        suit("D", range(5, 9)) + suit("E", range(1, 9)) + suit("F", [1, 2]),
+        suit("F", range(3, 9)) + suit("G", range(1, 9)),
+    ],
+}
+
+
+def legal(env: Any) -> list[str]:
+    mask = env.observe(env.agent_selection)["action_mask"]
+    return sorted(env.unwrapped.action_to_str(int(a)) for a in np.flatnonzero(mask))
+
+
+def views(env: Any, seat: int) -> dict[str, np.ndarray]:
+    obs = env.observe(f"player_{seat}")["observation"]
+    return build_layout(env.unwrapped.game.num_players).views(obs)
+
+
+def run(env: Any, table: list[tuple]) -> None:
+    """Play a scenario table: (seat, text[, expected]) rows."""
+    game = env.unwrapped.game
+    for row in table:
+        seat, text = row[0], row[1]
+        expected = row[2] if len(row) > 2 else None
+        assert env.agent_selection == f"player_{seat}", f"before {text!r}: {env.agent_selection} to move"
+        if expected == "illegal":
+            with pytest.raises(ValueError):
+                env.unwrapped.str_to_action(text)
+            assert text not in legal(env)
+            continue
+        assert text in legal(env), f"{text!r} should be legal; legal: {legal(env)}"
+        env.step(env.unwrapped.str_to_action(text))
+        game = env.unwrapped.game
+        for fact, value in (expected or {}).items():
+            if fact == "legal":
+                assert legal(env) == sorted(value), f"after {text!r}"
+            elif fact == "to_move":
+                assert env.agent_selection == f"player_{value}", f"after {text!r}"
+            elif fact == "phase":
+                assert game.phase == value
+            elif fact == "tricks_won":
+                assert game.tricks_won == value, f"after {text!r}"
+            elif fact == "fours_captured":
+                assert game.fours_captured == value
+            else:
+                raise KeyError(fact)
+
+
+def new_env(deal: dict = DEAL_4P, **options: Any) -> Any:
+    env = kansas_city_v0.env(**options)
+    env.reset(seed=0, options={"deal": deal})
+    return env
+
+
+PASSES = [
+    (0, "pass 1A 2A 3A"),
+    (1, "pass 1C 2C 3C"),
+    (2, "pass 1E 2E 3E"),
+    (3, "pass 1G 2G 3G", {"phase": "play", "to_move": 0}),
+]
+
+
+def test_deal_sizes_and_first_dealer_from_rng() -> None:
+    for n, size in [(4, 14), (5, 11)]:
+        env = kansas_city_v0.env(num_players=n)
+        env.reset(seed=n)
+        game = env.unwrapped.game
+        assert [h.bit_count() for h in game.hands] == [size] * n
+        assert (game.set_aside >= 0) == (n == 5)
+    dealers = set()
+    for seed in range(20):
+        env.reset(seed=seed)
+        dealers.add(env.unwrapped.game.dealer)
+    assert len(dealers) > 1, "the first dealer is drawn at random"
+
+
+def test_five_player_set_aside_is_public_to_everyone() -> None:
+    env = kansas_city_v0.env(num_players=5)
+    env.reset(seed=3)
+    card = env.unwrapped.game.set_aside
+    for seat in range(5):
+        v = views(env, seat)["set_aside"]
+        assert v[card] == 1 and v.sum() == 1
+
+
+def test_pass_is_simultaneous_and_goes_left() -> None:
+    """§4.2/K7: cards chosen stay secret and count in the giver's public rank profile until
+    everyone has chosen; then each receives from the right. The dealer's left leads."""
+    env = new_env()
+    run(env, PASSES[:1])
+    # seat 1 sees neither which cards seat 0 chose nor any change of seat 0's rank profile
+    v1 = views(env, 1)
+    assert v1["received"].sum() == 0 and v1["passed"].sum() == 0
+    assert v1["hand_ranks"][3].tolist() == [2, 2, 2, 2, 2, 2, 1, 1]  # seat 0 is 3 seats to seat 1's left
+    assert views(env, 0)["passed"][[parse_card(c) for c in ("1A", "2A", "3A")]].tolist() == [1, 1, 1]
+    run(env, PASSES[1:])
+    game = env.unwrapped.game
+    hand1 = {f"{c % 8 + 1}{'ABCDEFG'[c // 8]}" for c in range(56) if game.hands[1] >> c & 1}
+    assert {"1A", "2A", "3A"} <= hand1 and not {"1C", "2C", "3C"} & hand1
+    v1 = views(env, 1)
+    assert sorted(np.flatnonzero(v1["received"])) == sorted(parse_card(c) for c in ("1A", "2A", "3A"))
+    assert sorted(np.flatnonzero(v1["passed"])) == sorted(parse_card(c) for c in ("1C", "2C", "3C"))
+    assert env.agent_selection == "player_0"  # dealer 3, so seat 0 leads
+
+
+def test_pass_cannot_include_received_cards_and_needs_three() -> None:
+    env = new_env()
+    run(env, [(0, "pass 1A 2A", "illegal"), (0, "pass 1A 2A 7C", "illegal"), (0, "pass 1A 2A 3A")])
+
+
+def test_trick_play_follow_suit_trumps_and_upgrades() -> None:
+    """§4.3 and K2-K5, K9 as one hand's opening, row by row."""
+    env = new_env()
+    run(env, PASSES)
+    run(env, [
+        # trick 1: the led suit must be followed; off-suit high cards do not win
+        (0, "play 8A"),
+        (1, "play 8B", "illegal"),
+        (1, "play 3A", {"legal": ["play 1C", "play 2C", "play 3C", "play 5D", "play 6D", "play 7D",
+                                  "play 8D", "play 4E", "play 5E", "play 6E", "play 7E", "play 8E",
+                                  "play 1F", "play 2F"]}),
+        (2, "play 8D"),
+        (3, "play 8G", {"tricks_won": [1, 0, 0, 0], "phase": "upgrade", "to_move": 1}),
+        # upgrade step: losers clockwise from the winner's left, one card each, optional
+        (1, "upgrade 2A", {"to_move": 2}),
+        (2, "upgrade 2C", "illegal"),  # rank 2 is on the table (K3)
+        (2, "upgrade 3C", {"to_move": 3}),
+        (3, "no upgrade", {"phase": "play", "to_move": 0}),  # the winner never upgrades
+        # trick 2: seat 1 follows with 1A, its upgraded 2A is trump only
+        (0, "play 7A"),
+        (1, "play 2T", "illegal"),
+        (1, "play 1A"),
+        (2, "play 3T"),  # void in A: may trump
+        (3, "play 1E", {"tricks_won": [1, 0, 1, 0], "to_move": 3, "phase": "upgrade"}),
+        (3, "upgrade 3E"),  # the 3 trump was played into a trick: rank 3 is free again (K2)
+        (0, "upgrade 3G", "illegal"),  # ... and now blocked by seat 3's trump
+        (0, "no upgrade"),
+        (1, "upgrade 2D", "illegal"),  # blocked by its own unplayed 2 trump (K3)
+        (1, "upgrade 8B", {"to_move": 2, "phase": "play"}),
+        # trick 3: seat 3's only E card left in hand is 2E (its 3E is now trump only)
+        (2, "play 8E"),
+        (3, "play 3T", "illegal"),
+        (3, "play 2E", {"to_move": 0}),
+        (0, "play 6B"),
+        (1, "play 8T", {"tricks_won": [1, 1, 1, 0], "to_move": 2, "phase": "upgrade"}),
+        (2, "no upgrade"),
+        (3, "no upgrade"),
+        (0, "upgrade 4A", {"to_move": 1, "phase": "play"}),
+        # trick 4: trump led; who holds a trump must play one
+        (1, "play 2T"),
+        (2, "play 1F"),  # no trump left: any card
+    ])
+    assert legal(env) == ["play 3T"]
+    # seat 1 sees the trick by ranks only: seat 1's 2T is its own; nobody sees a trump's face
+    v0 = views(env, 0)
+    assert v0["trick"][1][56 + 1] == 1 and v0["trick"][1][:56].sum() == 0
+    assert v0["own_upgraded"][parse_card("4A")] == 1
+    assert views(env, 1)["trump_ranks"][3][3] == 1  # seat 0 (3 seats to seat 1's left) holds a 4 trump
+    run(env, [
+        (3, "play 3T"),
+        (0, "play 4T", {"tricks_won": [2, 1, 1, 0], "fours_captured": [1, 0, 0, 0]}),
+    ])
+    # the 4A face never appears for anyone else, before or after it is played
+    for seat in (1, 2, 3):
+        v = views(env, seat)
+        assert v["played"][parse_card("4A")] == 0
+        assert v["trumps_played"][3] == 1
+
+
+def test_no_upgrade_after_the_last_trick_but_after_the_second_to_last() -> None:
+    """K4: the upgrade step follows every trick but the last of the hand."""
+    upgrade_steps_at: set[int] = set()
+    for seed in range(10):
+        env = kansas_city_v0.env(hands=1)
+        env.reset(seed=seed)
+        game = env.unwrapped.game
+        rng = np.random.default_rng(seed)
+        while not game.is_over:
+            if game.phase == "upgrade":
+                upgrade_steps_at.add(game.tricks_played)
+            env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))
+    assert 13 in upgrade_steps_at  # after the 13th of 14 tricks
+    assert max(upgrade_steps_at) == 13
+
+
+@pytest.mark.parametrize(
+    "players, chart",
+    [(4, {0: 0, 1: 5, 2: 10, 3: 15, 4: 5, 5: 0, 9: 0}), (5, {0: 0, 1: 5, 2: 10, 3: 5, 4: 0, 11: 0})],
+)
+def test_scoring_chart(players: int, chart: dict[int, int]) -> None:
+    """§4.4 chart: tricks -> points."""
+    for tricks, points in chart.items():
+        assert trick_points(tricks, players) == points
+
+
+def test_fours_count_including_upgraded_fours_and_rewards_at_hand_end() -> None:
+    """§4.4/K6 on a deal where seat 0 holds every 4 and leads them all: with points rewards the
+    hand's points arrive at the end of the hand and equal chart + 2 per 4."""
+    env = new_env(reward_mode="points", hands=1)
+    run(env, PASSES)
+    game = env.unwrapped.game
+    totals = dict.fromkeys(env.possible_agents, 0.0)
+    while not game.is_over:
+        mask = env.observe(env.agent_selection)["action_mask"]
+        env.step(int(np.flatnonzero(mask)[0]))
+        for a, r in env.rewards.items():
+            totals[a] += r
+        if not game.is_over:
+            assert all(v == 0 for v in totals.values()), "points arrive at the end of the hand"
+    expected = [trick_points(game.tricks_won[s], 4) + 2 * game.fours_captured[s] for s in range(4)]
+    assert [totals[f"player_{s}"] for s in range(4)] == expected
+    assert sum(game.fours_captured) == 7
+    captured_fours = [(game.captured[s] & sum(1 << (8 * k + 3) for k in range(7))).bit_count()
+                      for s in range(4)]
+    assert captured_fours == game.fours_captured
+
+
+def test_game_length_dealer_rotation_and_shared_wins() -> None:
+    env = kansas_city_v0.env(hands=2)
+    env.reset(seed=1, options={"deal": DEAL_4P})
+    game = env.unwrapped.game
+    while game.hand_number == 0:
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    assert game.dealer == 0 and game.phase == "pass" and env.agent_selection == "player_1"
+    assert views(env, 2)["dealer"].tolist() == [0, 0, 1, 0]  # dealer 0 is two seats to seat 2's left
+    while not game.is_over:
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    assert len(game.hand_scores) == 2
+    for option, hands in [(1, 1), (3, 3), ("per_player", 4)]:
+        e = kansas_city_v0.env(hands=option)
+        e.reset(seed=0)
+        assert e.unwrapped.game.hands_total == hands
+    assert kansas_city_v0.env(num_players=5, hands="per_player").unwrapped.max_game_length == 5 * 100
+    # ties share the win (zero-sum shares)
+    game.scores = [30.0, 30.0, 10.0, 5.0]
+    assert game.outcome() == [0.5, 0.5, -0.5, -0.5]
+    game.scores = [12.0] * 4
+    assert game.outcome() == [0.0] * 4
+
+
+@pytest.mark.parametrize(
+    "deal, message",
+    [
+        ({"hands": DEAL_4P["hands"][:3]}, "4 hands"),
+        ({"hands": [DEAL_4P["hands"][0][:13]] + DEAL_4P["hands"][1:]}, "13 cards"),
+        ({"hands": [["9A"] + DEAL_4P["hands"][0][1:]] + DEAL_4P["hands"][1:]}, "unknown Kansas City card"),
+        ({"hands": [["1B"] + DEAL_4P["hands"][0][1:]] + DEAL_4P["hands"][1:]}, "dealt twice"),
+        ({"dealer": 4}, "dealer"),
+        ({"set_aside": "1A"}, "only for 5 players"),
+        ({"trump": "A"}, "unknown deal key"),
+    ],
+)
+def test_malformed_deals_are_refused_and_change_nothing(deal: dict, message: str) -> None:
+    env = new_env()
+    run(env, PASSES[:2])
+    before = env.observe("player_2")["observation"].copy()
+    with pytest.raises(ValueError, match=message):
+        env.reset(options={"deal": deal})
+    assert env.agent_selection == "player_2"
+    assert np.array_equal(env.observe("player_2")["observation"], before)
+
+
+def test_partial_deal_fills_the_rest_consistently() -> None:
+    env = kansas_city_v0.env(num_players=5)
+    hands = [DEAL_4P["hands"][0][:11], DEAL_4P["hands"][0][11:] + DEAL_4P["hands"][1][:8],
+             DEAL_4P["hands"][1][8:] + DEAL_4P["hands"][2][:5], DEAL_4P["hands"][2][5:] + ["3F", "4F"],
+             ["5F", "6F", "7F", "8F"] + DEAL_4P["hands"][3][6:13]]
+    env.reset(seed=2, options={"deal": {"hands": hands}})
+    assert env.unwrapped.game.set_aside == parse_card("8G")
+    env.reset(seed=2, options={"deal": {"set_aside": "4D", "dealer": 1}})
+    game = env.unwrapped.game
+    assert game.set_aside == parse_card("4D") and game.dealer == 1
+    assert not any(h >> parse_card("4D") & 1 for h in game.hands)
+
+
+def test_illegal_action_error_names_agent_action_and_alternatives() -> None:
+    env = kansas_city_v0.raw_env()
+    env.reset(seed=0, options={"deal": DEAL_4P})
+    run(env, PASSES + [(0, "play 8A")])
+    before = env.observe("player_1")["observation"].copy()
+    with pytest.raises(IllegalActionError, match=r"player_1 cannot play .*'play 8B'.*legal: .*\(play 1A\)"):
+        env.step(env.unwrapped.game.play_base + parse_card("8B"))
+    assert np.array_equal(env.observe("player_1")["observation"], before)
+    with pytest.raises(IllegalActionError, match="out of range"):
+        env.step(485)
