@@ -1,0 +1,150 @@
+r"""# Cahoots (competitive trick-taking, Mayday Games) — `cahoots_envs/cahoots_tricks-v0`
+
+```python
+from cahoots_envs import cahoots_tricks_v0
+env = cahoots_tricks_v0.env(num_players=4)   # or cahoots_envs.make("cahoots_tricks-v0")
+```
+
+| | |
+|---|---|
+| players | 4 (default) or 3 |
+| actions | `Discrete(120)`: play / keep / kill / take × 30 cards |
+| observation | `Box(1002,)` float32 with 4 players (`Box(811,)` with 3) + `action_mask` |
+| game length | 11 tricks; at most 220 decisions with 4 players (176 with 3) |
+
+## Rules
+
+Rules spec: `../shared/rules/cahoots_tricks.md` (section numbers below refer to it).
+
+- **Cards** (§2.1): 48 cards, 6 suits — spades `S`, hearts `H`, diamonds `D`, clubs `C`, cups `U`,
+  stars `R` — each with values 4, 5, 5, 6, 6, 7, 7, 8. Copies of a card are interchangeable.
+- **Identity cards** (§2.1, A1): SHR, CHU, CDR, SDU; any two share exactly one suit. They are
+  dealt at random, face up (public).
+- **Setup** (§2.2): 12 cards to each player. With **3 players** one 5 and one 7 of each suit are
+  removed into a face-down shuffled **reserve** (the deck is 36 cards), and the 4th identity card
+  is unused (A7), so each player owns one suit alone (its *private* suit). A random dealer is the
+  start player of trick 1 (A4).
+- **Card play** (§2.3 phase 1): from the start player clockwise, two laps: each player plays 2
+  cards, any cards, face up. No suit to follow.
+- **Resolution** (§2.3 phase 2): each suit's values are totalled; the suits with the highest
+  total win (ties: all of them). The **scoring winners** are the players whose identity card
+  shows the most winning suits (A2). They share the trick's 4 points: 1 winner gets 4
+  ("cahoots"), 2 get 2 each, 4 get 1 each; with **3 winners** the point cards go out in snake
+  order from the start player, 1, 1 and 2 (A3; option `three_way_split="even"`: 4/3 each).
+- **Keep/kill** (§2.3 phase 3, A5): pass 1, from the start player clockwise, each player takes
+  any one trick card and **keeps** it or **kills** it; pass 2 in the same order, each takes one of
+  the remaining cards and must give it the opposite status. Kept cards go into their owners'
+  hands; the killed cards (with 3 players plus the top reserve card, revealed) are the trick's 4
+  point cards, 1 point each. Which card each player kept and killed is public (A6).
+- **Next trick / end** (§2.4): the start player moves left. Before trick k each hand holds 13 − k
+  cards; after trick 11 the hands are empty before keep/kill, so the game ends; the cards kept in
+  trick 11 are discarded. 44 points are handed out. Highest score wins; ties share the win.
+- **Face-value variant** (§2.5, option `scoring="face_value"`): a point card scores its value.
+  With 2 or more scoring winners they draft the point cards one at a time (`take 6S`), starting
+  with the winner nearest the start player clockwise and snaking back (W1, W2, …, Wk, Wk, …);
+  option `point_split="random"` deals them out at random in the same amounts instead.
+- **Forced decisions**: a decision with exactly one legal action is made for the player (it has
+  no choice in it): the last keep/kill pick of a trick (one card left, its status forced), a play
+  from a hand holding copies of one card only (always the last card of trick 11), the last pick of
+  a draft. A single scoring winner takes all the point cards without a draft.
+
+## Options
+
+<!-- options-table -->
+| option | default | accepts | meaning |
+|---|---|---|---|
+| `num_players` | `4` | one of 3, 4 | number of seats |
+| `render_mode` | `None` | one of None, 'ansi', 'human' | `'ansi'` returns a text table, `'human'` prints it |
+| `reward_mode` | `'win'` | one of 'win', 'points' | `'win'`: rewards at game end only; `'points'`: rewarded as rulebook points are awarded |
+| `scoring` | `'cards'` | one of 'cards', 'face_value' | `'cards'`: 1 point per point card (§2.3); `'face_value'`: the scoring variant, a point card counts its value (§2.5) |
+| `point_split` | `'draft'` | one of 'draft', 'random' | face-value variant only (§2.5): `'draft'`: the scoring winners take the point cards one at a time in snake order (`take 6S`); `'random'`: dealt out at random |
+| `three_way_split` | `'snake'` | one of 'snake', 'even' | three scoring winners (A3): `'snake'`: the point cards go out in snake order, 1, 1 and 2 (the winner last clockwise from the start player gets 2); `'even'`: each gets a third of the trick's points |
+<!-- /options-table -->
+
+## Observation
+
+A flat float32 vector, relative to the observer: "relative seat" 0 is you, then the others
+clockwise. Cards are counted by type, index `suit*5 + value − 4` with suits S H D C U R (so `4S`
+is 0, `8S` is 4, `4H` is 5, …, `8R` is 29). The table is for 4 players (with 3, the per-player
+blocks have one row less and later indices shift).
+
+<!-- observation-table -->
+| index | name | shape | range | meaning |
+|---|---|---|---|---|
+| 0–29 | `hand` | 30 | 0–2 | own hand, count per card, index `suit*5 + value-4`, suits S H D C U R |
+| 30–53 | `identities` | 4×6 | 0–1 | suits on each identity card (S H D C U R), rows: you, then the others clockwise |
+| 54–293 | `trick_plays` | 4×2×30 | 0–1 | current trick: per relative seat, the card it played in lap 1 and in lap 2 (one-hot by card) |
+| 294–299 | `suit_totals` | 6 | 0–1 | running total of each suit in the trick / 48 |
+| 300–305 | `winning_suits` | 6 | 0–1 | suits with the highest total so far (the winning suits once the trick is played out) |
+| 306–309 | `scoring_winners` | 4 | 0–1 | relative seats with the most winning suits on their identity card: who would score if the trick ended now |
+| 310–339 | `trick_pool` | 30 | 0–2 | trick cards not yet picked in keep/kill, count per card, index `suit*5 + value-4`, suits S H D C U R |
+| 340–579 | `trick_picks` | 4×2×30 | 0–1 | this trick's keep/kill picks (public): per relative seat, the card kept and the card killed |
+| 580–609 | `point_pool` | 30 | 0–2 | point cards still to draft (face-value draft), count per card, index `suit*5 + value-4`, suits S H D C U R |
+| 610–639 | `played` | 30 | 0–22 | times each card was played this game (kept cards can be played again) |
+| 640–669 | `killed` | 30 | 0–2 | cards killed this game, count per card, index `suit*5 + value-4`, suits S H D C U R |
+| 670–699 | `reserve_drawn` | 30 | 0–1 | reserve cards added to point cards (3 players) |
+| 700–819 | `kept` | 4×30 | 0–11 | times each relative seat kept each card this game |
+| 820–939 | `known_hands` | 4×30 | 0–2 | cards each relative seat kept and has not played since: publicly known to be in its hand |
+| 940–969 | `unseen` | 30 | 0–2 | cards in the other hands that you cannot see (not known from keeps) |
+| 970–973 | `hand_sizes` | 4 | 0–1 | cards in hand per relative seat / 12 |
+| 974–977 | `scores` | 4 | 0–1 | score per relative seat / the game's points (44; 288 with face value) |
+| 978–988 | `trick_number` | 11 | 0–1 | the current trick, 1–11 (one-hot) |
+| 989–992 | `start_player` | 4 | 0–1 | relative seat of the start player (one-hot) |
+| 993–995 | `phase` | 3 | 0–1 | decision phase: play, keep_kill, draft (one-hot) |
+| 996–997 | `keep_kill_pass` | 2 | 0–1 | keep/kill pass 1 or 2 (one-hot, during keep/kill) |
+| 998–1001 | `to_move` | 4 | 0–1 | relative seat to move (one-hot; all zero when the game is over) |
+<!-- /observation-table -->
+
+Hidden from you: the cards of the other hands except those they were seen to keep (and have
+not played since), and the order of the reserve. `unseen` counts the cards you cannot place.
+
+## Actions
+
+| ids | text | meaning |
+|---|---|---|
+| 0–29 | `play 8S` | play this card in the current trick; id = card index |
+| 30–59 | `keep 8S` | take this trick card and keep it; id = 30 + card index |
+| 60–89 | `kill 5C` | take this trick card and kill it (it becomes a point card); id = 60 + card index |
+| 90–119 | `take 6S` | face-value draft: take this point card; id = 90 + card index |
+
+In keep/kill pass 1 both `keep` and `kill` are legal for every remaining trick card; in pass 2
+only the status opposite to your pass-1 pick. `env.unwrapped.action_to_str(a)` and
+`str_to_action(text)` convert.
+
+## Rewards
+
+- `reward_mode="win"` (default): at the end of the game the winners (highest score, ties share)
+  split +1 and the others split −1; a full tie gives 0 to all.
+- `reward_mode="points"`: each scoring winner receives its points at the step that completes
+  the trick's keep/kill (with the draft, at each `take`).
+- `infos[agent]["score"]`: the score so far (a float: thirds of a point with
+  `three_way_split="even"`); `infos[agent]["phase"]`: `play`, `keep_kill`, `draft` or
+  `game_over`.
+
+Scripted deals (`env.reset(options={"deal": {...}})`): `start_player` (seat), `identities` (per
+seat a list of 3 suit letters, one of the four identity cards, e.g. `["S", "H", "R"]`), `hands`
+(12 cards per seat), `reserve` (3 players: the 12 removed cards, top first). Keys left out are
+drawn from the env's RNG.
+
+## Version history
+
+- v0 (cahoots-envs 0.1.0): first release.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cahoots_envs.core.aec import CardGameEnv
+from cahoots_envs.games.cahoots_tricks.rules import CahootsTricks
+
+
+def raw_env(**options: Any) -> CardGameEnv:
+    """The bare env: illegal actions raise ``IllegalActionError`` and change nothing."""
+    return CardGameEnv(CahootsTricks, protected=False, **options)
+
+
+def env(**options: Any) -> CardGameEnv:
+    """The protected env (an illegal action gives -1 and ends the game, as PettingZoo's classic
+    wrappers do)."""
+    return CardGameEnv(CahootsTricks, protected=True, **options)
