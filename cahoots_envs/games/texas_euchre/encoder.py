@@ -1,0 +1,153 @@
+"""Texas Euchre observation encoder, its declared layout, and the ansi render.
+
+The encoder reads only what the observing seat may know (A8): its own hand, every stake (the
+face-up discards), the draw pile's size, who threw down and when, the current trick, the cards
+played this round, tricks, scores and the target. Other hands, the thrower's face-down hand and
+the order of the draw pile never enter it. Cards are counted by face (0–2: with two decks both
+copies of a face look alike). The leak test in ``tests/`` checks this on random games.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from cahoots_envs.core.cards import bits
+from cahoots_envs.core.layout import Layout, Segment
+from cahoots_envs.games.texas_euchre.rules import FACES, HAND_SIZE, PHASES, card_str
+
+if TYPE_CHECKING:
+    from cahoots_envs.games.texas_euchre.rules import TexasEuchre
+
+ENV_ID = "cahoots_envs/texas_euchre-v0"
+CARD_DOC = "count by card (2 with two decks), index `rank*4 + suit`, ranks 2..A = 0..12, suits CDHS"
+SCORE_CLIP = 2.0
+TURN_SCALE = 100.0
+
+
+@cache
+def build_layout(n: int) -> Layout:
+    h = HAND_SIZE[n]
+    return Layout(
+        ENV_ID,
+        (
+            Segment("hand", FACES, f"own hand, {CARD_DOC}", high=2),
+            Segment("stakes", n * FACES, "face-up stake cards in front of each player (public); "
+                    "rows: you, then the others clockwise", high=2, shape=(n, FACES)),
+            Segment("stake_points", n, "stake total per relative seat in points / 100", high=10),
+            Segment("draw_pile_size", 1, "cards left in the draw pile / 100"),
+            Segment("thrower", n, "relative seat that threw down this round (one-hot; zero before)"),
+            Segment("throw_turn", 1, "draw turns taken this round before the throw down / 100"),
+            Segment("draw_turns", 1, "draw-phase turns taken this round (throw down included) / 100"),
+            Segment("first_turn_done", n, "1 once that relative seat has taken its first turn"),
+            Segment("final_lap_due", n, "1 while that relative seat still has its final-lap turn"),
+            Segment("phase", len(PHASES), "decision phase: first_turn, draw, final_lap, play "
+                    "(one-hot; all zero when the game is over)"),
+            Segment("to_move", n, "relative seat to move (one-hot; all zero when the game is over)"),
+            Segment("dealer", n, "relative seat of the dealer (one-hot)"),
+            Segment("trick", n * FACES, "current trick: the card each relative seat played",
+                    shape=(n, FACES)),
+            Segment("trick_leader", n, "relative seat that led the current trick (one-hot)"),
+            Segment("played", FACES, f"cards played to tricks this round, {CARD_DOC}", high=2),
+            Segment("seen", FACES, "every card seen face up this round (stakes and played cards), "
+                    "count by card", high=2),
+            Segment("tricks_won", n, "tricks taken this round per relative seat", high=h),
+            Segment("scores", n, f"cumulative score / target score per relative seat (clipped at "
+                    f"{SCORE_CLIP:g}; at least 1 only once the game is over)", high=SCORE_CLIP),
+            Segment("target_score", 1, "the target score / 1000", high=10),
+            Segment("reverse", 1, "1 in Reverse Texas Euchre (lowest card takes the trick)"),
+        ),
+    )
+
+
+@cache
+def _offsets(n: int) -> dict[str, int]:
+    return dict(build_layout(n).offsets)
+
+
+def _write_counts(out: np.ndarray, offset: int, cards: int) -> None:
+    """Add 1 at ``offset + face`` for every card id in the set (two copies count 2)."""
+    while cards:
+        low = cards & -cards
+        out[offset + ((low.bit_length() - 1) >> 1)] += 1
+        cards ^= low
+
+
+def encode(game: TexasEuchre, seat: int, out: np.ndarray) -> None:
+    n = game.num_players
+    o = _offsets(n)
+    _write_counts(out, o["hand"], game.hands[seat])
+    st, sp, ft, tw, sc = o["stakes"], o["stake_points"], o["first_turn_done"], o["tricks_won"], o["scores"]
+    target = game.target_score
+    public = game.played
+    for rel in range(n):
+        s = (seat + rel) % n
+        stake = game.stakes[s]
+        public |= stake
+        _write_counts(out, st + rel * FACES, stake)
+        out[sp + rel] = game.stake_points[s] / 100.0
+        if game.had_first_turn >> s & 1:
+            out[ft + rel] = 1
+        out[tw + rel] = game.tricks_won[s]
+        out[sc + rel] = min(game.scores[s] / target, SCORE_CLIP)
+    out[o["draw_pile_size"]] = len(game.draw_pile) / 100.0
+    out[o["draw_turns"]] = game.draw_turns / TURN_SCALE
+    if game.thrower >= 0:
+        out[o["thrower"] + (game.thrower - seat) % n] = 1
+        out[o["throw_turn"]] = game.throw_turn / TURN_SCALE
+        if game.final_lap_left:
+            fl = o["final_lap_due"]
+            # the final lap runs clockwise from the thrower's left and ends at the seat to move
+            cp = game.current_player
+            for k in range(game.final_lap_left):
+                out[fl + (cp + k - seat) % n] = 1
+    out[o["dealer"] + (game.dealer - seat) % n] = 1
+    if not game.is_over:
+        out[o["phase"] + PHASES.index(game.phase)] = 1
+        out[o["to_move"] + (game.current_player - seat) % n] = 1
+    if game.trick:
+        t = o["trick"]
+        for s, card in game.trick:
+            out[t + ((s - seat) % n) * FACES + (card >> 1)] = 1
+        out[o["trick_leader"] + (game.trick[0][0] - seat) % n] = 1
+    _write_counts(out, o["played"], game.played)
+    _write_counts(out, o["seen"], public)
+    out[o["target_score"]] = min(target / 1000.0, 10.0)
+    if game.reverse:
+        out[o["reverse"]] = 1
+
+
+def _cards(mask: int) -> str:
+    return " ".join(card_str(c) for c in bits(mask)) or "-"
+
+
+def render(game: TexasEuchre) -> str:
+    """A table in the notation (spectator view: every hand shown, the draw pile's size only)."""
+    n = game.num_players
+    variant = "Reverse Texas Euchre" if game.reverse else "Texas Euchre"
+    if game.is_over:
+        won = ", ".join(f"player_{s}" for s in game.winners())
+        head = f"{variant} — game over after {game.round_number} rounds; won by {won}"
+    else:
+        head = (
+            f"{variant} — round {game.round_number + 1}, phase {game.phase}, dealer "
+            f"player_{game.dealer}, draw pile {len(game.draw_pile)}, target {game.target_score}"
+        )
+    lines = [head, f"{'seat':<10} {'score':>5} {'stake':>5} {'tricks':>6}  hand | stake cards"]
+    for s in range(n):
+        mark = "*" if s == game.current_player else " "
+        thrown = " (thrown down)" if s == game.thrower else ""
+        lines.append(
+            f"player_{s}{mark:<2}{game.scores[s]:>5} {game.stake_points[s]:>5} "
+            f"{game.tricks_won[s]:>6}  {_cards(game.hands[s])}{thrown} | {_cards(game.stakes[s])}"
+        )
+    if game.trick:
+        lines.append("trick: " + ", ".join(f"player_{s}: {card_str(c)}" for s, c in game.trick))
+    if game.round_points:
+        recent = game.round_points[-8:]
+        more = "... | " if len(game.round_points) > len(recent) else ""
+        lines.append("round points: " + more + " | ".join(" ".join(map(str, p)) for p in recent))
+    lines.append("(cards: rank 2-10 J Q K A + suit C D H S)")
+    return "\n".join(lines)

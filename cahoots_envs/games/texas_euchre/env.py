@@ -1,0 +1,158 @@
+r"""# Texas Euchre — `cahoots_envs/texas_euchre-v0`
+
+```python
+from cahoots_envs import texas_euchre_v0
+env = texas_euchre_v0.env(num_players=4)   # or cahoots_envs.make("texas_euchre-v0")
+```
+
+| | |
+|---|---|
+| players | 3, 4 (default), 5 or 6 |
+| actions | `Discrete(85)` with 4 players (69 / 117 / 181 with 3 / 5 / 6) |
+| observation | `Box(617,)` float32 with 4 players (504 / 730 / 843 with 3 / 5 / 6) + `action_mask` |
+| game length | rounds of a draw phase and H tricks until someone reaches the target score (100) |
+
+## Rules
+
+Rules spec: `../shared/rules/texas_euchre.md` (section numbers below refer to it). Despite the
+name it has nothing to do with Euchre: no trumps, no suits to follow, no bidding. **Points are
+bad**: the lowest total wins.
+
+- **Deck and hands** (§3.1, §3.6): a 52-card deck (two decks with 6 players). Hand size H = 4, 5,
+  6, 7 with 3, 4, 5, 6 players; there are H tricks per round. Trick rank 2 < … < 10 < J < Q < K < A;
+  suits never matter. A card's point value is its rank for 2–10 and, by default, J=11, Q=12,
+  K=13, A=14 (option `face_card_values`).
+- **Draw phase** (§3.2.2): turns go clockwise from the dealer's left.
+  - A player's **first turn** of the round: discard 1..k cards face up in front of them and draw as
+    many (k = min(H, cards left in the draw pile)). Throwing down is not allowed (FAQ 1).
+  - **Later turns**: either `throw down` (the hand goes face down and is frozen; this player is
+    the thrower) or discard 1..k and draw as many. Standing pat is not allowed.
+  - **Final lap**: after the throw down, every other player clockwise from the thrower's left has
+    one last turn: discard 0..k (`discard none` allowed) and draw as many. When the pile is empty
+    the only choice is `discard none` (it is still asked, as a decision of its own). Throwing down
+    again is the same as `discard none` (A9), so it is not offered.
+  - The discards in front of a player are their **stake**, public, worth the sum of their values.
+  - **Deck exhaustion** (FAQ 7): if the draw pile runs out before anyone throws down, there is no
+    trick phase; everyone takes their stake as points.
+- **Trick phase** (§3.2.3): the thrower leads; everyone plays any card in turn. The highest rank
+  takes the trick; among equal top ranks the card played **last** wins (two identical cards of a
+  double deck too). The winner leads the next trick.
+- **Scoring** (§3.2.4, t = tricks taken):
+  - the thrower took **all** H tricks: everyone else takes 2 × stake, the thrower 0;
+  - otherwise a non-thrower with the fewest tricks (ties included) takes their stake, any other
+    non-thrower 0 (FAQ 5; a non-thrower taking every trick doubles nobody, FAQ 3);
+  - the thrower takes 2 × stake with the fewest tricks (ties included, A4), 0 with the most (ties
+    included), and 1 × stake in between (FAQ 4).
+- **Next round** (§3.2.5): the deal passes left. The first dealer is random.
+- **Game end** (§3.2.6, A6): after a round in which anyone reaches `target_score`, the lowest total
+  wins. Tied lowest (FAQ 6): the one who took points most recently loses; if in the same round,
+  the one who took more then loses; remaining ties are compared on earlier rounds, and a tie that
+  survives every round shares the win.
+- **Reverse Texas Euchre** (§3.6, option `reverse`): the lowest card takes each trick (ties: the
+  last-played of the lowest); the mirrored scoring applies: a non-thrower with the most tricks
+  takes their stake; the thrower takes 2 × stake with the most tricks, 0 with the fewest, 1 ×
+  stake in between; there is no all-tricks doubling. The draw phase is unchanged.
+
+## Options
+
+<!-- options-table -->
+| option | default | accepts | meaning |
+|---|---|---|---|
+| `num_players` | `4` | one of 3, 4, 5, 6 | number of seats |
+| `render_mode` | `None` | one of None, 'ansi', 'human' | `'ansi'` returns a text table, `'human'` prints it |
+| `reward_mode` | `'win'` | one of 'win', 'points' | `'win'`: rewards at game end only; `'points'`: rewarded as rulebook points are awarded |
+| `target_score` | `100` | an int from 1 to 10000 | the game ends after the round in which someone reaches this score (§3.2.6, A6) |
+| `face_card_values` | `'ranked'` | one of 'ranked', 'tens_ace_low', 'tens_ace_high' | points of J/Q/K/A (A2): `'ranked'` 11/12/13/14, `'tens_ace_low'` 10/10/10/1, `'tens_ace_high'` 10/10/10/11 (2–10 always score their rank) |
+| `reverse` | `False` | one of False, True | Reverse Texas Euchre (§3.6): the lowest card takes each trick and the mirrored scoring applies |
+<!-- /options-table -->
+
+## Observation
+
+A flat float32 vector, relative to the observer: "relative seat" 0 is you, then the others
+clockwise. Per-player blocks have one row per relative seat. Cards are counted by face at index
+`rank*4 + suit` (ranks 2, 3, …, 10, J, Q, K, A = 0 … 12; suits C, D, H, S = 0 … 3); with two
+decks a count can be 2. The table is for 4 players (with n players the per-player blocks have n
+rows and later indices shift).
+
+<!-- observation-table -->
+| index | name | shape | range | meaning |
+|---|---|---|---|---|
+| 0–51 | `hand` | 52 | 0–2 | own hand, count by card (2 with two decks), index `rank*4 + suit`, ranks 2..A = 0..12, suits CDHS |
+| 52–259 | `stakes` | 4×52 | 0–2 | face-up stake cards in front of each player (public); rows: you, then the others clockwise |
+| 260–263 | `stake_points` | 4 | 0–10 | stake total per relative seat in points / 100 |
+| 264 | `draw_pile_size` | 1 | 0–1 | cards left in the draw pile / 100 |
+| 265–268 | `thrower` | 4 | 0–1 | relative seat that threw down this round (one-hot; zero before) |
+| 269 | `throw_turn` | 1 | 0–1 | draw turns taken this round before the throw down / 100 |
+| 270 | `draw_turns` | 1 | 0–1 | draw-phase turns taken this round (throw down included) / 100 |
+| 271–274 | `first_turn_done` | 4 | 0–1 | 1 once that relative seat has taken its first turn |
+| 275–278 | `final_lap_due` | 4 | 0–1 | 1 while that relative seat still has its final-lap turn |
+| 279–282 | `phase` | 4 | 0–1 | decision phase: first_turn, draw, final_lap, play (one-hot; all zero when the game is over) |
+| 283–286 | `to_move` | 4 | 0–1 | relative seat to move (one-hot; all zero when the game is over) |
+| 287–290 | `dealer` | 4 | 0–1 | relative seat of the dealer (one-hot) |
+| 291–498 | `trick` | 4×52 | 0–1 | current trick: the card each relative seat played |
+| 499–502 | `trick_leader` | 4 | 0–1 | relative seat that led the current trick (one-hot) |
+| 503–554 | `played` | 52 | 0–2 | cards played to tricks this round, count by card (2 with two decks), index `rank*4 + suit`, ranks 2..A = 0..12, suits CDHS |
+| 555–606 | `seen` | 52 | 0–2 | every card seen face up this round (stakes and played cards), count by card |
+| 607–610 | `tricks_won` | 4 | 0–5 | tricks taken this round per relative seat |
+| 611–614 | `scores` | 4 | 0–2 | cumulative score / target score per relative seat (clipped at 2; at least 1 only once the game is over) |
+| 615 | `target_score` | 1 | 0–10 | the target score / 1000 |
+| 616 | `reverse` | 1 | 0–1 | 1 in Reverse Texas Euchre (lowest card takes the trick) |
+<!-- /observation-table -->
+
+Hidden from you: the other hands (the thrower's face-down hand included) and the order and
+contents of the draw pile. Everything else a careful player tracks is there: all stakes, the
+cards played, the cards seen so far (stakes + played), the draw pile's size, the thrower and the
+turn of the throw down, tricks, scores and the target.
+
+## Actions
+
+| ids (4 players) | text | meaning |
+|---|---|---|
+| 0 | `discard none` | final lap only: keep your hand |
+| 1–31 | `discard 5H 7H` | discard these cards (face up, your stake) and draw as many; id = bit mask over the positions of your hand sorted by card index (bit p = the p-th card) |
+| 32 | `throw down` | lay your hand face down and end the draw phase (not on your first turn) |
+| 33–84 | `play AC` | play this card; id = 33 + card index |
+
+With H cards in hand (H = 4, 5, 6, 7 for 3–6 players) the discard ids are 0 … 2^H − 1, `throw
+down` is 2^H and `play` is 2^H + 1 + card index. The number of cards discarded may not exceed the
+draw pile. With two decks a hand may hold both copies of a card; the two subsets that differ
+only in which copy they take are one action (the one taking the first position). The notation
+lists cards sorted by card index; `str_to_action` takes them in any order.
+`env.unwrapped.action_to_str(a)` and `str_to_action(text)` convert.
+
+## Rewards
+
+- `reward_mode="win"` (default): at the end of the game the winners (lowest total, after the
+  FAQ 6 tie-break; a surviving tie shares) split +1 and the others split −1; a full tie gives 0.
+- `reward_mode="points"`: at the end of each round every player receives **minus** the points it
+  took (points are bad).
+- `infos[agent]["score"]`: the cumulative score (rulebook points); `infos[agent]["phase"]`:
+  `first_turn`, `draw`, `final_lap`, `play` or `game_over`.
+
+Scripted deals (`env.reset(options={"deal": {...}})`): `dealer` (seat), `hands` (one list of H
+cards per seat), `draw_pile` (every other card, top first). A key left out is drawn from the
+env's RNG with the cards the deal does not place. Later rounds are dealt from the env's RNG
+(tests can script one with `env.unwrapped.game.script_round(deal)` before its first decision).
+
+## Version history
+
+- v0 (cahoots-envs 0.1.0): first release.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cahoots_envs.core.aec import CardGameEnv
+from cahoots_envs.games.texas_euchre.rules import TexasEuchre
+
+
+def raw_env(**options: Any) -> CardGameEnv:
+    """The bare env: illegal actions raise ``IllegalActionError`` and change nothing."""
+    return CardGameEnv(TexasEuchre, protected=False, **options)
+
+
+def env(**options: Any) -> CardGameEnv:
+    """The protected env (an illegal action gives -1 and ends the game, as PettingZoo's classic
+    wrappers do)."""
+    return CardGameEnv(TexasEuchre, protected=True, **options)
