@@ -41,3 +41,14 @@ def write_bits_dense(out: np.ndarray, offset: int, mask: int, width: int) -> Non
         np.frombuffer(mask.to_bytes(nbytes, "little"), dtype=np.uint8), bitorder="little"
     )
     out[offset : offset + width] = unpacked[:width]
+
+
+def write_bitfield(out: np.ndarray, field: int) -> None:
+    """Write every bit of ``field`` (bit i -> ``out[i]``) over the whole of ``out`` in one go.
+
+    Encoders OR all their 0/1 entries into one Python int at their layout offsets and call
+    this once: one C-level unpack instead of hundreds of numpy item assignments.
+    """
+    size = out.shape[0]
+    raw = np.frombuffer(field.to_bytes((size + 7) // 8, "little"), dtype=np.uint8)
+    out[:] = np.unpackbits(raw, count=size, bitorder="little")

@@ -8,12 +8,12 @@ its owner's ``own_upgraded`` segment. The leak test in ``tests/`` checks this on
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from cahoots_envs.core.cards import bits, write_bits
+from cahoots_envs.core.cards import bits, write_bitfield
 from cahoots_envs.core.layout import Layout, Segment
 from cahoots_envs.games.kansas_city.rules import (
     DECK_SIZE,
@@ -33,7 +33,7 @@ ENV_ID = "cahoots_envs/kansas_city-v0"
 CARD_DOC = "one-hot by card, index `suit*8 + rank-1`, suits A–G"
 
 
-@lru_cache(maxsize=None)
+@cache
 def build_layout(n: int) -> Layout:
     h = HAND_SIZE[n]
     return Layout(
@@ -65,52 +65,57 @@ def build_layout(n: int) -> Layout:
     )
 
 
-@lru_cache(maxsize=None)
+@cache
 def _offsets(n: int) -> dict[str, int]:
     return dict(build_layout(n).offsets)
 
 
 def encode(game: KansasCity, seat: int, out: np.ndarray) -> None:
+    """All 0/1 entries are ORed into one int at their offsets and unpacked at once; the few
+    counts are written as slices afterwards."""
     n = game.num_players
     o = _offsets(n)
-    write_bits(out, o["hand"], game.hands[seat])
-    write_bits(out, o["own_upgraded"], game.upgraded[seat])
-    hr, tr, tw, fc, sc = o["hand_ranks"], o["trump_ranks"], o["tricks_won"], o["fours_captured"], o["scores"]
-    dealer_rel = (game.dealer - seat) % n
+    hands, upgraded = game.hands, game.upgraded
+    field = hands[seat] << o["hand"] | upgraded[seat] << o["own_upgraded"]
+    field |= game.played << o["played"]
+    field |= (game.passed[seat] | game.pending_pass[seat]) << o["passed"]
+    field |= game.received[seat] << o["received"]
+    if game.set_aside >= 0:
+        field |= 1 << (o["set_aside"] + game.set_aside)
+    tr = o["trump_ranks"]
+    held_all = 0  # every hand's cards side by side, to count ranks in one numpy pass
     for rel in range(n):
         s = (seat + rel) % n
-        held = game.hands[s] | game.pending_pass[s]
-        base = hr + rel * RANKS
-        while held:
-            low = held & -held
-            out[base + ((low.bit_length() - 1) & 7)] += 1
-            held ^= low
-        write_bits(out, tr + rel * RANKS, ranks_of(game.upgraded[s]))
-        out[tw + rel] = game.tricks_won[s]
-        out[fc + rel] = game.fours_captured[s]
-        out[sc + rel] = game.scores[s] / 100.0
+        held_all |= (hands[s] | game.pending_pass[s]) << (rel * DECK_SIZE)
+        field |= ranks_of(upgraded[s]) << (tr + rel * RANKS)
     if game.trick:
         width = DECK_SIZE + RANKS
         t = o["trick"]
         for s, card, is_trump in game.trick:
             rel = (s - seat) % n
-            out[t + rel * width + (DECK_SIZE + (card & 7) if is_trump else card)] = 1
-        out[o["trick_leader"] + (game.trick[0][0] - seat) % n] = 1
-    write_bits(out, o["played"], game.played)
-    tp = o["trumps_played"]
-    for r in range(RANKS):
-        if game.trumps_played[r]:
-            out[tp + r] = game.trumps_played[r]
-    out[o["hand_number"] + min(game.hand_number, game.hands_total - 1)] = 1
-    out[o["hands_total"] + game.hands_total - 1] = 1
-    out[o["dealer"] + dealer_rel] = 1
-    out[o["phase"] + PHASES.index(game.phase)] = 1
+            field |= 1 << (t + rel * width + (DECK_SIZE + (card & 7) if is_trump else card))
+        field |= 1 << (o["trick_leader"] + (game.trick[0][0] - seat) % n)
+    field |= 1 << (o["hand_number"] + min(game.hand_number, game.hands_total - 1))
+    field |= 1 << (o["hands_total"] + game.hands_total - 1)
+    field |= 1 << (o["dealer"] + (game.dealer - seat) % n)
+    field |= 1 << (o["phase"] + PHASES.index(game.phase))
     if not game.is_over:
-        out[o["to_move"] + (game.current_player - seat) % n] = 1
-    write_bits(out, o["passed"], game.passed[seat] | game.pending_pass[seat])
-    write_bits(out, o["received"], game.received[seat])
-    if game.set_aside >= 0:
-        out[o["set_aside"] + game.set_aside] = 1
+        field |= 1 << (o["to_move"] + (game.current_player - seat) % n)
+    write_bitfield(out, field)
+    hr = o["hand_ranks"]
+    held_bits = np.unpackbits(
+        np.frombuffer(held_all.to_bytes(n * 7, "little"), dtype=np.uint8), bitorder="little"
+    )
+    out[hr : hr + n * RANKS] = held_bits.reshape(n, 7, RANKS).sum(axis=1).ravel()
+    tp = o["trumps_played"]
+    out[tp : tp + RANKS] = game.trumps_played
+    # tricks_won, fours_captured and scores are adjacent segments: one write
+    tricks, fours, scores = game.tricks_won, game.fours_captured, game.scores
+    order = [(seat + rel) % n for rel in range(n)]
+    tw = o["tricks_won"]
+    out[tw : tw + 3 * n] = (
+        [tricks[s] for s in order] + [fours[s] for s in order] + [scores[s] / 100.0 for s in order]
+    )
 
 
 def _hand_text(game: KansasCity, seat: int) -> str:

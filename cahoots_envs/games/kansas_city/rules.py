@@ -55,11 +55,10 @@ def rank_of(card: int) -> int:
 
 def ranks_of(mask: int) -> int:
     """8-bit mask of the ranks present in a card set."""
-    r = 0
-    while mask:
-        r |= mask & 0xFF
-        mask >>= 8
-    return r
+    mask |= mask >> 32  # fold the 7 suit bytes onto the lowest one
+    mask |= mask >> 16
+    mask |= mask >> 8
+    return mask & 0xFF
 
 
 def trick_points(tricks: int, num_players: int) -> int:
