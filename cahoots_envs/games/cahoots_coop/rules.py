@@ -1,0 +1,421 @@
+"""Cahoots (cooperative goal cards, Gamewright) — the rules, in the words of
+../shared/rules/cahoots_coop.md (section numbers below refer to it).
+
+Number cards are kinds 0..27: ``kind = colour * 7 + (number - 1)`` with colours G green, O orange,
+P pink, V purple; the deck holds two copies of each kind (§1.3). A hand is a sorted list of kinds,
+a pile a list of kinds (bottom first), the draw pile a list whose *end* is its top. Goals are
+indices into the goal list of ``goals.json`` (§1.9); the goal deck is a list whose end is its top.
+"""
+
+from __future__ import annotations
+
+from bisect import insort
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from cahoots_envs.core.game import Game
+from cahoots_envs.core.layout import Layout
+from cahoots_envs.core.options import Option, OptionSet, common_options
+from cahoots_envs.games.cahoots_coop.goals import (
+    KINDS,
+    MULTICOLOUR_MODES,
+    NUMBERS,
+    PILES,
+    Goal,
+    load_goals,
+    satisfied_table,
+)
+
+COLOURS = "GOPV"
+COLOUR_NAMES = ("green", "orange", "pink", "purple")
+COPIES = 2
+DECK_SIZE = KINDS * COPIES  # 56
+HAND_SIZE = 4
+PHASE_PLAY = "play"
+DIFFICULTIES = ("beginner", "normal", "expert", "insane")
+# §1.1 setup step 4: goals by player count and difficulty (1 player uses the 2-3 row, A6)
+GOALS_BY_DIFFICULTY = {
+    "beginner": (15, 12), "normal": (18, 15), "expert": (21, 18), "insane": (24, 21),
+}
+GOALS = load_goals()
+NUM_GOAL_CARDS = len(GOALS)
+GOAL_INDEX = {g.id: i for i, g in enumerate(GOALS)}
+# MATCHES[k]: bit mask of the top kinds a card of kind k may be played on (same colour or number)
+MATCHES = [
+    sum(1 << t for t in range(KINDS) if t // NUMBERS == k // NUMBERS or t % NUMBERS == k % NUMBERS)
+    for k in range(KINDS)
+]
+
+LOSS_NO_PLAY = "no legal play"  # §1.6 loss 1
+LOSS_OUT_OF_CARDS = "every card played"  # §1.6 loss 2
+
+
+def card_str(kind: int) -> str:
+    return f"{kind % NUMBERS + 1}{COLOURS[kind // NUMBERS]}"
+
+
+def parse_card(text: str) -> int:
+    text = str(text).strip().upper()
+    if len(text) == 2 and text[0] in "1234567" and text[1] in COLOURS:
+        return COLOURS.index(text[1]) * NUMBERS + int(text[0]) - 1
+    raise ValueError(
+        f"unknown Cahoots card {text!r}: cards are a number 1-7 and a colour "
+        "G (green), O (orange), P (pink) or V (purple), e.g. 5G"
+    )
+
+
+def goals_in_game(options: Mapping[str, Any]) -> int:
+    """G of §1.4 step 1: the table by player count and difficulty, unless ``num_goals`` is set."""
+    if options["num_goals"] is not None:
+        return int(options["num_goals"])
+    row = 1 if options["num_players"] == 4 else 0
+    return GOALS_BY_DIFFICULTY[options["difficulty"]][row]
+
+
+def _is_seat(value: Any, n: int) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and 0 <= value < n
+
+
+class CahootsCoop(Game):
+    NAME = "cahoots_coop"
+    TITLE = "Cahoots (cooperative goal cards)"
+    PLAYER_COUNTS = (1, 2, 3, 4)
+    DEFAULT_PLAYERS = 3
+    OPTIONS = OptionSet(
+        common_options(PLAYER_COUNTS, DEFAULT_PLAYERS)
+        + (
+            Option(
+                "difficulty", "normal",
+                "number of goals (§1.4): 15/18/21/24 with 1–3 players, 12/15/18/21 with 4",
+                choices=DIFFICULTIES,
+            ),
+            Option(
+                "num_goals", None, "play with this many goals instead (overrides `difficulty`)",
+                choices=(None,), int_range=(1, NUM_GOAL_CARDS),
+            ),
+            Option(
+                "multicolour_mode", "union",
+                "goals naming several colours (§1.10 A2): `'union'` pools them (Spanish/English "
+                "rules), `'disjunctive'` needs the goal to hold for one of them alone (Dutch)",
+                choices=MULTICOLOUR_MODES,
+            ),
+            Option(
+                "open_hands", False,
+                "Lil / Mini Cahoots (§1.8): every hand is visible to every player",
+                choices=(False, True),
+            ),
+        )
+    )
+    DEAL_KEYS = ("start_player", "hands", "piles", "draw_pile", "goals")
+    COOPERATIVE = True
+    TEST_VARIANTS = (
+        {"num_players": 2, "open_hands": True, "multicolour_mode": "disjunctive"},
+        {"num_players": 4, "difficulty": "insane", "open_hands": True},
+        {"num_players": 3, "num_goals": 4},  # short games: random play wins some
+        {"reward_mode": "points"},
+    )
+
+    # ---- declared ---------------------------------------------------------------------------
+    @classmethod
+    def num_actions(cls, options: Mapping[str, Any]) -> int:
+        return KINDS * PILES
+
+    @classmethod
+    def layout(cls, options: Mapping[str, Any]) -> Layout:
+        from cahoots_envs.games.cahoots_coop.encoder import build_layout
+
+        return build_layout(options["num_players"])
+
+    @classmethod
+    def max_game_length(cls, options: Mapping[str, Any]) -> int:
+        return DECK_SIZE - PILES  # one card per turn, four start on the piles (§1.6)
+
+    @classmethod
+    def full_deck(cls, options: Mapping[str, Any]) -> list[str]:
+        return sorted(card_str(k) for k in range(KINDS) for _ in range(COPIES))
+
+    # ---- a game ------------------------------------------------------------------------------
+    def __init__(
+        self, options: Mapping[str, Any], rng: np.random.Generator, deal: Mapping[str, Any] | None
+    ) -> None:
+        n = options["num_players"]
+        self.num_players = n
+        self.rng = rng
+        self.mode = options["multicolour_mode"]
+        self.open_hands = bool(options["open_hands"])
+        self.goal_cards: tuple[Goal, ...] = GOALS
+        self.satisfied = satisfied_table(GOALS, self.mode)
+        start, hands, piles, draw_pile, goals = self._parse_deal(deal or {})
+        # §1.4: fill whatever the deal left out from a shuffle of the cards not yet placed
+        remaining = [COPIES] * KINDS
+        for cards in (hands or []) + [piles or [], draw_pile or []]:
+            for k in cards:
+                remaining[k] -= 1
+        rest = [k for k in range(KINDS) for _ in range(remaining[k])]
+        rest = [rest[i] for i in rng.permutation(len(rest))]
+        if hands is None:
+            hands = [rest[s * HAND_SIZE : (s + 1) * HAND_SIZE] for s in range(n)]
+            rest = rest[n * HAND_SIZE :]
+        if piles is None:
+            piles, rest = rest[:PILES], rest[PILES:]
+        if draw_pile is None:
+            draw_pile, rest = rest, []
+        self.hands = [sorted(h) for h in hands]
+        self.piles = [[k] for k in piles]
+        self.tops = list(piles)
+        self.draw_pile = draw_pile[::-1]  # the end of the list is the top
+        # a scripted draw pile shorter than the undealt cards leaves the rest out of the game
+        self.box = sorted(rest)
+        self.played = [0] * KINDS  # every card on the piles, covered or not (public, §1.7)
+        for k in piles:
+            self.played[k] += 1
+        self.cards_in_hands = n * HAND_SIZE
+        if goals is None:
+            order = rng.permutation(NUM_GOAL_CARDS)
+            goals = [int(g) for g in order[: goals_in_game(options)]]
+        self.num_goals = len(goals)
+        # §1.4 step 3: the goal deck, top first in the deal; four are turned face up
+        self.goal_deck = goals[::-1]
+        self.visible = [self.goal_deck.pop() if self.goal_deck else -1 for _ in range(PILES)]
+        self.completed: list[int] = []  # goal indices in the order completed
+        self.last_completed: list[int] = []  # goals completed by the latest play (or setup)
+        self.scores = [0.0] * n
+        self.is_over = False
+        self.won = False
+        self.loss_reason = ""
+        self.loser = -1  # the seat that could not play (loss 1)
+        self.turns = 0
+        self.last_play: tuple[int, int, int] | None = None  # (seat, kind, pile)
+        # §1.4 step 4 / A4: goals met by the starting piles are set aside, replacements checked
+        self.completed_at_setup = self._resolve_goals()
+        start_player = int(rng.integers(n)) if start is None else start
+        self.current_player = start_player
+        self.start_player = start_player
+        self._check_end()
+
+    def _parse_deal(self, deal: Mapping[str, Any]) -> tuple[
+        int | None, list[list[int]] | None, list[int] | None, list[int] | None, list[int] | None
+    ]:
+        """Validate a scripted deal (CONTRACT §5) without touching any state."""
+        n = self.num_players
+        start = deal.get("start_player")
+        if start is not None and not _is_seat(start, n):
+            raise ValueError(f"deal: start_player must be a seat 0..{n - 1}, got {start!r}")
+        counts = [0] * KINDS
+
+        def cards_of(key: str, raw: Any, size: int | None, what: str) -> list[int]:
+            if isinstance(raw, str) or not isinstance(raw, (list, tuple)):
+                # CONTRACT §3: every malformed deal is a ValueError
+                raise ValueError(f"deal: {what} must be a list of cards, got {raw!r}")  # noqa: TRY004
+            if size is not None and len(raw) != size:
+                raise ValueError(f"deal: {what} has {len(raw)} cards; it must have {size}")
+            cards = []
+            for text in raw:
+                k = parse_card(text)
+                counts[k] += 1
+                if counts[k] > COPIES:
+                    raise ValueError(
+                        f"deal: card {card_str(k)} appears {counts[k]} times (in {key}); "
+                        f"the deck has {COPIES} of each"
+                    )
+                cards.append(k)
+            return cards
+
+        hands = None
+        if "hands" in deal:
+            raw = deal["hands"]
+            if isinstance(raw, str) or not isinstance(raw, (list, tuple)) or len(raw) != n:
+                raise ValueError(f"deal: hands must be a list of {n} hands, one per seat")
+            hands = [cards_of("hands", h, HAND_SIZE, f"the hand of seat {s}")
+                     for s, h in enumerate(raw)]
+        piles = cards_of("piles", deal["piles"], PILES, "piles") if "piles" in deal else None
+        draw_pile = None
+        if "draw_pile" in deal:
+            draw_pile = cards_of("draw_pile", deal["draw_pile"], None, "draw_pile")
+        goals = None
+        if "goals" in deal:
+            raw = deal["goals"]
+            if isinstance(raw, str) or not isinstance(raw, (list, tuple)) or not raw:
+                raise ValueError("deal: goals must be a non-empty list of goal ids, top first")
+            goals = []
+            for gid in raw:
+                key = str(gid).strip().upper()
+                if key not in GOAL_INDEX:
+                    raise ValueError(
+                        f"deal: unknown goal {gid!r}; goals are ids such as SUM_15 or "
+                        "THREE_GREEN (see ../shared/rules/cahoots_coop.md §1.9)"
+                    )
+                if GOAL_INDEX[key] in goals:
+                    raise ValueError(f"deal: goal {key} appears twice (there is one of each)")
+                goals.append(GOAL_INDEX[key])
+        return (None if start is None else int(start)), hands, piles, draw_pile, goals
+
+    # ---- state queries -----------------------------------------------------------------------
+    @property
+    def phase(self) -> str:
+        return PHASE_PLAY
+
+    @property
+    def goals_left(self) -> int:
+        return self.num_goals - len(self.completed)
+
+    def satisfied_goals(self) -> int:
+        """Bit mask (bit i = goal i of the goal list) of the goals the current tops satisfy."""
+        t = self.tops
+        return self.satisfied[((t[0] * KINDS + t[1]) * KINDS + t[2]) * KINDS + t[3]]
+
+    def has_play(self, seat: int) -> bool:
+        tops = 0
+        for t in self.tops:
+            tops |= 1 << t
+        return any(MATCHES[k] & tops for k in self.hands[seat])
+
+    def legal_actions(self) -> list[int]:
+        """§1.5: a card matching the top of a pile in colour or number; id = kind * 4 + pile."""
+        t0, t1, t2, t3 = self.tops
+        legal = []
+        previous = -1
+        for k in self.hands[self.current_player]:
+            if k == previous:
+                continue  # both copies of a kind are the same action
+            previous = k
+            m = MATCHES[k]
+            base = k * PILES
+            if m >> t0 & 1:
+                legal.append(base)
+            if m >> t1 & 1:
+                legal.append(base + 1)
+            if m >> t2 & 1:
+                legal.append(base + 2)
+            if m >> t3 & 1:
+                legal.append(base + 3)
+        return legal
+
+    # ---- transitions --------------------------------------------------------------------------
+    def apply(self, action: int) -> None:
+        seat = self.current_player
+        kind, pile = divmod(action, PILES)
+        hand = self.hands[seat]
+        hand.remove(kind)
+        # §1.5 effect 1: the card covers the top; covered cards stay public
+        self.piles[pile].append(kind)
+        self.tops[pile] = kind
+        self.played[kind] += 1
+        self.last_play = (seat, kind, pile)
+        self.turns += 1
+        # effect 2: draw back to 4 while the draw pile lasts
+        if self.draw_pile:
+            insort(hand, self.draw_pile.pop())
+        else:
+            self.cards_in_hands -= 1
+        # effect 3: cascading goal resolution; every seat scores the team's goals
+        done = self._resolve_goals()
+        if done:
+            for s in range(self.num_players):
+                self.scores[s] += done
+        self.current_player = (seat + 1) % self.num_players
+        self._check_end()
+
+    def _resolve_goals(self) -> int:
+        """§1.5 step 3 / A4: complete every visible goal the tops satisfy, refill the row from
+        the goal deck, and repeat until nothing changes (the tops do not change meanwhile)."""
+        satisfied = self.satisfied_goals()
+        visible = self.visible
+        done: list[int] = []
+        while True:
+            hit = [slot for slot in range(PILES) if visible[slot] >= 0 and satisfied >> visible[slot] & 1]
+            if not hit:
+                break
+            for slot in hit:
+                done.append(visible[slot])
+                visible[slot] = self.goal_deck.pop() if self.goal_deck else -1
+        self.completed.extend(done)
+        self.last_completed = done
+        return len(done)
+
+    def _check_end(self) -> None:
+        """§1.6: win when every goal is completed; loss 2 when every card is played with goals
+        left; loss 1 when the player to move holds cards but has no legal play."""
+        if not self.goals_left:
+            self._finish(won=True, reason="")
+        elif not self.cards_in_hands:
+            self._finish(won=False, reason=LOSS_OUT_OF_CARDS)
+        elif not self.has_play(self.current_player):
+            self._finish(won=False, reason=LOSS_NO_PLAY)
+
+    def _finish(self, won: bool, reason: str) -> None:
+        self.is_over = True
+        self.won = won
+        self.loss_reason = reason
+        self.loser = self.current_player if reason == LOSS_NO_PLAY else -1
+        self.current_player = -1
+
+    def outcome(self) -> list[float]:
+        """Cooperative: +1 to every seat for a win, 0 for a loss (§1.6)."""
+        return [1.0 if self.won else 0.0] * self.num_players
+
+    # ---- observation -------------------------------------------------------------------------
+    def encode(self, seat: int, out: np.ndarray) -> None:
+        from cahoots_envs.games.cahoots_coop.encoder import encode
+
+        encode(self, seat, out)
+
+    # ---- notation ----------------------------------------------------------------------------
+    def action_to_str(self, action: int) -> str:
+        if not 0 <= action < KINDS * PILES:
+            raise ValueError(f"action {action} is out of range 0..{KINDS * PILES - 1}")
+        kind, pile = divmod(action, PILES)
+        return f"play {card_str(kind)} on {pile}"
+
+    def str_to_action(self, text: str) -> int:
+        return self.parse_legal(text)
+
+    def render(self) -> str:
+        from cahoots_envs.games.cahoots_coop.encoder import render
+
+        return render(self)
+
+    # ---- copies and checks -------------------------------------------------------------------
+    def clone(self) -> CahootsCoop:
+        twin = object.__new__(CahootsCoop)
+        twin.__dict__.update(self.__dict__)
+        twin.hands = [list(h) for h in self.hands]
+        twin.piles = [list(p) for p in self.piles]
+        for name in ("tops", "draw_pile", "box", "played", "goal_deck", "visible", "completed",
+                     "last_completed", "scores"):
+            setattr(twin, name, list(getattr(self, name)))
+        twin.rng = np.random.Generator(type(self.rng.bit_generator)())
+        twin.rng.bit_generator.state = self.rng.bit_generator.state
+        return twin
+
+    def card_locations(self) -> list[str]:
+        cards: list[int] = []
+        for zone in self.hands + self.piles + [self.draw_pile, self.box]:
+            cards.extend(zone)
+        return sorted(card_str(k) for k in cards)
+
+    def resample_hidden(self, observer: int, rng: np.random.Generator) -> CahootsCoop:
+        """Re-deal what ``observer`` cannot see (§1.7): the other hands (unless hands are open),
+        the draw pile and the cards out of the game, keeping every size; and the goal deck,
+        drawn afresh from the goals neither visible nor completed."""
+        twin = self.clone()
+        n = self.num_players
+        hidden_seats = [] if self.open_hands else [s for s in range(n) if s != observer]
+        pool = list(self.draw_pile) + list(self.box)
+        for s in hidden_seats:
+            pool.extend(self.hands[s])
+        pool = [pool[i] for i in rng.permutation(len(pool))]
+        at = 0
+        for s in hidden_seats:
+            size = len(self.hands[s])
+            twin.hands[s] = sorted(pool[at : at + size])
+            at += size
+        twin.draw_pile = pool[at : at + len(self.draw_pile)]
+        twin.box = sorted(pool[at + len(self.draw_pile) :])
+        seen = set(self.completed) | {g for g in self.visible if g >= 0}
+        unseen = [g for g in range(NUM_GOAL_CARDS) if g not in seen]
+        picked = rng.permutation(len(unseen))[: len(self.goal_deck)]
+        twin.goal_deck = [unseen[i] for i in picked]
+        return twin
