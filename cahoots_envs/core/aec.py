@@ -115,7 +115,21 @@ class CardGameEnv(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self._skip_agent_selection = None
         self._update_infos()
-        self.agent_selection = self.possible_agents[game.current_player]
+        if game.is_over:
+            self._over_at_deal(game)
+        else:
+            self.agent_selection = self.possible_agents[game.current_player]
+
+    def _over_at_deal(self, game: Game) -> None:
+        """A deal can end the game before the first decision (cahoots_coop: every goal met by
+        the starting piles, or the first player unable to play): every agent is terminated at
+        once and, in ``win`` mode, collects its payoff through ``last()``."""
+        self.agent_selection = self.possible_agents[0]
+        if self.reward_mode == "win":
+            for a, payoff in zip(self.possible_agents, game.outcome()):
+                self.rewards[a] = float(payoff)
+            self._accumulate_rewards()
+        self.terminations = dict.fromkeys(self.agents, True)
 
     def close(self) -> None:
         pass
