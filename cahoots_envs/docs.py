@@ -44,6 +44,30 @@ def regenerate(game: str, docs_dir: Path | None = None) -> str:
     return doc
 
 
+def env_table() -> str:
+    """The README's table of envs: id, players, action count and observation size per count."""
+    rows = ["| env id | game | players | actions | observation size | doc page |",
+            "|---|---|---|---|---|---|"]
+    for game, version in GAMES.items():
+        module = importlib.import_module(f"cahoots_envs.{game}_v{version}")
+        cls = module.raw_env().game_cls
+        actions, sizes = [], []
+        for n in cls.PLAYER_COUNTS:
+            options = cls.OPTIONS.resolve({"num_players": n})
+            actions.append(f"{cls.num_actions(options)} ({n}p)")
+            sizes.append(f"{cls.layout(options).size} ({n}p)")
+        players = f"{min(cls.PLAYER_COUNTS)}–{max(cls.PLAYER_COUNTS)}"
+        rows.append(f"| `cahoots_envs/{game}-v{version}` | {cls.TITLE} | {players} | "
+                    f"{', '.join(actions)} | {', '.join(sizes)} | [docs/{game}.md](docs/{game}.md) |")
+    return "\n".join(rows)
+
+
+def regenerate_readme(readme: Path) -> None:
+    text = readme.read_text()
+    pattern = re.compile(r"(<!-- env-table -->\n).*?(<!-- /env-table -->)", re.S)
+    readme.write_text(pattern.sub(lambda m: m.group(1) + env_table() + "\n" + m.group(2), text))
+
+
 def main(argv: list[str]) -> None:
     games = argv or list(GAMES)
     docs_dir = ROOT.parent / "docs"
@@ -51,6 +75,9 @@ def main(argv: list[str]) -> None:
     for game in games:
         regenerate(game, docs_dir)
         print(f"regenerated the doc page of {game}")
+    if not argv:
+        regenerate_readme(ROOT.parent / "README.md")
+        print("regenerated the README env table")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,29 @@
+"""The README's generated parts and commands stay true."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from cahoots_envs.docs import env_table
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text()
+
+
+def test_readme_env_table_is_current() -> None:
+    assert env_table() in README, "regenerate with: python -m cahoots_envs.docs"
+
+
+def test_readme_has_the_two_commands_and_ci_runs_the_test_command() -> None:
+    for marker in ("main-command", "test-command"):
+        block = re.search(rf"<!-- {marker} -->\n```\n(.+?)\n```\n<!-- /{marker} -->", README, re.S)
+        assert block, f"README lacks the {marker} block"
+        assert "torch==2.13.0" in block.group(1), "torch must be pinned to the CPU build"
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "test-command" in ci
+
+
+def test_readme_links_every_doc_page() -> None:
+    for link in re.findall(r"\(docs/(\w+)\.md\)", README):
+        assert (ROOT / "docs" / f"{link}.md").exists(), link
