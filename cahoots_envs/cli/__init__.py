@@ -1,0 +1,463 @@
+"""The ``cahoots`` command: list, play, eval, train, bench and replay.
+
+Installed as a console script (``cahoots = "cahoots_envs.cli:main"``); also runs as
+``python -m cahoots_envs.cli``. ``list``, ``play`` and ``replay`` need numpy, gymnasium and
+pettingzoo only; ``eval`` needs ``openskill``, ``tqdm`` and ``matplotlib`` for ratings, the
+progress bar and the chart (all in the ``train`` extra) and works without them; ``train`` needs
+the ``train`` extra.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import textwrap
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+PROG = "cahoots"
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, max_help_position=28, width=80)
+
+
+def _doc(text: str) -> str:
+    return textwrap.dedent(text).strip("\n")
+
+
+def parse_value(text: str) -> Any:
+    """An option value from the command line: int, float, true/false, none, or a string."""
+    low = text.strip().lower()
+    if low in ("true", "false"):
+        return low == "true"
+    if low in ("none", "null"):
+        return None
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_options(pairs: Sequence[str] | None, players: int | None = None) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    for pair in pairs or ():
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise ValueError(f"options are written key=value, e.g. -o hands=1; got {pair!r}")
+        options[key.strip()] = parse_value(value)
+    if players is not None:
+        options["num_players"] = players
+    return options
+
+
+def _add_env_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-n", "--players", type=int, metavar="N",
+                   help="number of players (default: the game's default)")
+    p.add_argument("-o", "--option", action="append", metavar="KEY=VALUE", default=[],
+                   help="a game option, repeatable (see 'cahoots list'), e.g. -o hands=1")
+
+
+# ---- list ------------------------------------------------------------------------------------------
+def cmd_list(args: argparse.Namespace) -> int:
+    import cahoots_envs
+    from cahoots_envs.policies.loading import builtin_specs
+
+    out: dict[str, Any] = {"envs": [], "policies": []}
+    for env_id in cahoots_envs.list_envs():
+        raw = cahoots_envs.make_raw(env_id)
+        cls = raw.game_cls
+        options = [
+            {"name": o.name, "default": o.default, "accepts": o.describe(), "doc": o.doc}
+            for o in cls.OPTIONS if o.name not in ("num_players", "render_mode", "reward_mode")
+        ]
+        out["envs"].append({
+            "id": env_id, "title": cls.TITLE, "players": list(cls.PLAYER_COUNTS),
+            "default_players": cls.DEFAULT_PLAYERS, "cooperative": bool(cls.COOPERATIVE),
+            "options": options, "builtin_policies": builtin_specs(env_id),
+        })
+    for meta in cahoots_envs.list_policies():
+        out["policies"].append({
+            "spec": meta["spec"], "env_id": meta.get("env_id"),
+            "options": meta.get("game_options", {}), "description": meta.get("description", ""),
+            "evaluation": meta.get("evaluation", {}),
+        })
+    if args.json:
+        print(json.dumps(out, indent=2, default=str))
+        return 0
+    print("Environments (cahoots play <env>, cahoots_envs.make(<env>)):")
+    for env in out["envs"]:
+        players = env["players"]
+        span = f"{players[0]}-{players[-1]}" if len(players) > 1 else str(players[0])
+        coop = ", cooperative" if env["cooperative"] else ""
+        print(f"  {env['id'].split('/', 1)[1]:<18} {env['title']}")
+        print(f"  {'':<18} players {span} (default {env['default_players']}){coop}; "
+              f"bots: {', '.join(env['builtin_policies'])}")
+        for o in env["options"]:
+            line = f"{o['name']}={o['default']!r}: {o['doc'].replace('`', '')}"
+            for i, part in enumerate(textwrap.wrap(line, 58)):
+                print(f"  {'':<18} {'-o ' if i == 0 else '   '}{part}")
+    print()
+    print("Zoo policies (use as zoo:<name> with play/eval):")
+    if not out["policies"]:
+        print("  none shipped yet; 'random' and 'heuristic' work for every env")
+    for p in out["policies"]:
+        strength = _strength(p["evaluation"])
+        print(f"  {p['spec']:<24} {str(p['env_id']).split('/', 1)[-1]:<18} {strength}")
+        if p["description"]:
+            for part in textwrap.wrap(p["description"], 52):
+                print(f"  {'':<24} {part}")
+    return 0
+
+
+def _strength(evaluation: Any) -> str:
+    """A one-line summary of a zoo policy's recorded evaluation."""
+    if not isinstance(evaluation, dict) or not evaluation:
+        return "(no evaluation recorded)"
+    parts = []
+    for key, value in evaluation.items():
+        if isinstance(value, dict) and "win_rate" in value:
+            parts.append(f"{key} {float(value['win_rate']):.0%}")
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            parts.append(f"{key} {value:.3g}")
+    return "; ".join(parts) or "(see its .json)"
+
+
+# ---- play -----------------------------------------------------------------------------------------
+def cmd_play(args: argparse.Namespace) -> int:
+    import cahoots_envs
+    from cahoots_envs.cli.play import play
+    from cahoots_envs.policies.loading import builtin_specs
+
+    options = parse_options(args.option, args.players)
+    opponents = args.opponents or [builtin_specs(args.env)[-1]]
+    try:
+        return play(args.env, args.seat, opponents, args.seed, options, log_path=args.log)
+    except KeyboardInterrupt:
+        print("\ngame abandoned")
+        return 130
+    except (ValueError, cahoots_envs.IncompatiblePolicyError) as e:
+        print(f"{PROG} play: {e}", file=sys.stderr)
+        return 2
+
+
+# ---- eval -----------------------------------------------------------------------------------------
+def cmd_eval(args: argparse.Namespace) -> int:
+    import cahoots_envs
+    from cahoots_envs.evaluation import run_tournament
+
+    options = parse_options(args.option, args.players)
+    try:
+        result = run_tournament(
+            args.env, args.policies, args.games, seed=args.seed, options=options,
+            workers=args.workers, progress=not args.no_progress and not args.quiet,
+            log_dir=args.logs,
+        )
+    except (ValueError, cahoots_envs.IncompatiblePolicyError) as e:
+        print(f"{PROG} eval: {e}", file=sys.stderr)
+        return 2
+    if not args.quiet:
+        print(result.table())
+    if args.json:
+        if args.json == "-":
+            print(result.to_json(include_games=args.games_in_json))
+        else:
+            result.to_json(args.json, include_games=args.games_in_json)
+            print(f"results written to {args.json}")
+    if args.png:
+        try:
+            result.plot(args.png)
+        except ImportError:
+            print(f"{PROG} eval: the chart needs matplotlib (pip install matplotlib)", file=sys.stderr)
+            return 1
+        print(f"chart written to {args.png}")
+    return 0
+
+
+# ---- train ----------------------------------------------------------------------------------------
+def cmd_train(args: argparse.Namespace) -> int:
+    try:
+        from cahoots_envs.training.train import main as train_main
+    except ImportError as e:
+        print(f"{PROG} train needs the training extra ({e}); install it with "
+              "pip install 'cahoots-envs[train]'", file=sys.stderr)
+        return 1
+    rest = list(args.train_args)
+    if rest and rest[0] == "--":
+        rest = rest[1:]
+    return int(train_main(rest) or 0)
+
+
+# ---- bench ----------------------------------------------------------------------------------------
+def bench_script() -> Path | None:
+    import cahoots_envs
+
+    path = Path(cahoots_envs.__file__).resolve().parent.parent / "benchmarks" / "bench_envs.py"
+    return path if path.is_file() else None
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    script = bench_script()
+    rest = list(args.bench_args)
+    if rest and rest[0] == "--":
+        rest = rest[1:]
+    if script is not None and not args.quick:
+        import runpy
+
+        module = runpy.run_path(str(script), run_name="cahoots_bench")
+        module["main"](rest)
+        return 0
+    return quick_bench(float(args.seconds))
+
+
+def quick_bench(seconds: float) -> int:
+    """Random legal play through every env (protected ``env()`` with ``last()``), steps/s."""
+    import time
+
+    import numpy as np
+
+    import cahoots_envs
+
+    print(f"{'env':<28} {'steps/s':>9} {'games/s':>8}")
+    for env_id in cahoots_envs.list_envs():
+        cls = cahoots_envs.make_raw(env_id).game_cls
+        for n in cls.PLAYER_COUNTS:
+            env = cahoots_envs.make(env_id, num_players=n)
+            rng = np.random.default_rng(0)
+            env.reset(seed=0)
+            steps = games = 0
+            start = time.perf_counter()
+            while time.perf_counter() - start < seconds:
+                _, _, term, trunc, _ = env.last()
+                if term or trunc:
+                    games += 1
+                    env.reset()
+                    continue
+                mask = env.observe(env.agent_selection)["action_mask"]
+                env.step(int(rng.choice(np.flatnonzero(mask))))
+                steps += 1
+            took = time.perf_counter() - start
+            name = f"{env_id.split('/', 1)[1]} ({n}p)"
+            print(f"{name:<28} {steps / took:>9.0f} {games / took:>8.1f}")
+    return 0
+
+
+# ---- replay ---------------------------------------------------------------------------------------
+def cmd_replay(args: argparse.Namespace) -> int:
+    from cahoots_envs.gamelog import GameLog, ReplayError, replay_log
+
+    try:
+        log = GameLog.load(args.log)
+    except (OSError, ValueError) as e:
+        print(f"{PROG} replay: {e}", file=sys.stderr)
+        return 2
+    h = log.header
+    players = h.get("players")
+    print(f"{h['env_id']} seed {h.get('seed')}, options "
+          + ", ".join(f"{k}={v!r}" for k, v in h.get("options", {}).items()))
+    if players:
+        print("players: " + ", ".join(f"player_{s} {p}" for s, p in enumerate(players)))
+    interactive = args.step
+
+    def on_step(env: Any, record: dict[str, Any]) -> None:
+        if args.quiet:
+            return
+        print(f"{record['turn']:>4}  player_{record['seat']}: {record['action']}")
+        if args.show_all or interactive:
+            print(env.render())
+        if interactive:
+            answer = input("-- enter: next, c: to the end, q: stop -- ")
+            if answer.strip().lower() == "c":
+                interactive_off()
+            elif answer.strip().lower() == "q":
+                raise KeyboardInterrupt
+
+    def interactive_off() -> None:
+        nonlocal interactive
+        interactive = False
+
+    try:
+        result = replay_log(log, on_step=on_step, stop_after=args.turns)
+    except ReplayError as e:
+        print(f"{PROG} replay: FAILED: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("replay stopped")
+        return 0
+    print(result.env.render())
+    scores = ", ".join(f"player_{s} {v:g}" for s, v in enumerate(result.scores))
+    if result.complete:
+        print(f"replay OK: {result.turns} actions, every one legal; final scores match "
+              f"({scores})")
+    else:
+        print(f"replayed {result.turns} actions, every one legal; scores so far: {scores}")
+    return 0
+
+
+# ---- parser ---------------------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG, formatter_class=_Formatter,
+        description=_doc("""
+            Card-game environments for multi-agent RL (PettingZoo AEC): Kansas City, Texas
+            Euchre, and both Cahoots games. Play them in the terminal, evaluate policies,
+            train, benchmark and replay game logs.
+        """),
+        epilog=_doc("""
+            examples:
+              cahoots list
+              cahoots play kansas_city --seat 0 --opponents heuristic --seed 7
+              cahoots eval texas_euchre heuristic random --games 200 --png te.png
+              cahoots replay game.jsonl
+
+            'cahoots <command> --help' explains each command.
+        """),
+    )
+    sub = parser.add_subparsers(dest="command", metavar="<command>")
+
+    p = sub.add_parser(
+        "list", formatter_class=_Formatter, help="the envs (players, options) and zoo policies",
+        description=_doc("""
+            List every environment with its player counts, options and the built-in bots, and
+            every policy in the zoo with its recorded strength.
+        """),
+        epilog="example:\n  cahoots list\n  cahoots list --json > envs.json",
+    )
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.set_defaults(func=cmd_list)
+
+    p = sub.add_parser(
+        "play", formatter_class=_Formatter, help="play against bots in the terminal",
+        description=_doc("""
+            Play one game against bots in the terminal. You see your own hand and everything
+            public, the moves you may make, and what the bots do. Type moves in the game's
+            notation (e.g. 'play 5B', 'pass 3A 5B 8G', 'discard 2C 5H', 'keep 8S',
+            'play 5G on 2'); 'help' explains, 'moves' lists every legal move.
+        """),
+        epilog=_doc("""
+            examples:
+              cahoots play kansas_city --seat 0 --opponents heuristic --seed 7
+              cahoots play texas_euchre -n 3 --opponents heuristic random -o target_score=50
+              cahoots play cahoots_coop -n 2 --log coop.jsonl
+        """),
+    )
+    p.add_argument("env", help="env id, e.g. kansas_city (see 'cahoots list')")
+    p.add_argument("--seat", type=int, default=0, help="your seat, 0..N-1 (default 0)")
+    p.add_argument("--opponents", nargs="+", metavar="SPEC",
+                   help="bot spec for all other seats, or one per other seat: random, heuristic, "
+                        "zoo:<name> or a saved policy path (default: heuristic)")
+    p.add_argument("--seed", type=int, help="deal seed (default: random)")
+    p.add_argument("--log", metavar="PATH", help="write the game log (JSON lines) here")
+    _add_env_options(p)
+    p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser(
+        "eval", formatter_class=_Formatter, help="tournament between policies: win rates, ratings",
+        description=_doc("""
+            Play a tournament between policies with seats rotated so every policy plays every
+            seat equally, in parallel worker processes. Prints win rates with 95% intervals,
+            mean scores, a head-to-head table and OpenSkill (Plackett-Luce) ratings; writes
+            JSON and a PNG chart on request. The same --seed gives the same results whatever
+            --workers is. In cahoots_coop every seat plays the same policy (a team against
+            the game).
+        """),
+        epilog=_doc("""
+            examples:
+              cahoots eval kansas_city heuristic random --games 400 --workers 2
+              cahoots eval texas_euchre heuristic random -n 5 --json te.json --png te.png
+              cahoots eval cahoots_coop heuristic random -o difficulty=beginner
+        """),
+    )
+    p.add_argument("env", help="env id, e.g. kansas_city")
+    p.add_argument("policies", nargs="+", metavar="POLICY",
+                   help="policy specs: random, heuristic, zoo:<name> or a saved policy path")
+    p.add_argument("--games", type=int, default=100, help="games to play (default 100)")
+    p.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
+    p.add_argument("--workers", type=int, default=1,
+                   help="worker processes (default 1; this machine has few cores)")
+    p.add_argument("--json", metavar="PATH", help="write results as JSON ('-' prints them)")
+    p.add_argument("--games-in-json", action="store_true", help="include every game in the JSON")
+    p.add_argument("--png", metavar="PATH", help="write a chart of ratings and win rates")
+    p.add_argument("--logs", metavar="DIR", help="write every game's log into DIR")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("-q", "--quiet", action="store_true", help="print no table")
+    _add_env_options(p)
+    p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser(
+        "train", formatter_class=_Formatter, help="self-play training from a YAML config",
+        description=_doc("""
+            Train a policy by self-play: runs the training script (training/train.py,
+            module cahoots_envs.training.train) with the arguments after 'train'. Needs
+            pip install 'cahoots-envs[train]'. 'cahoots train -- --help' shows its options.
+        """),
+        epilog=_doc("""
+            example:
+              cahoots train --config configs/tiny_kc.yaml --total-timesteps 20000
+        """),
+    )
+    p.add_argument("train_args", nargs=argparse.REMAINDER, help="arguments for the training script")
+    p.set_defaults(func=cmd_train)
+
+    p = sub.add_parser(
+        "bench", formatter_class=_Formatter, help="environment throughput benchmark",
+        description=_doc("""
+            Measure steps per second of random legal play through every env (and PettingZoo
+            classic envs for comparison): runs benchmarks/bench_envs.py from a source checkout
+            with the arguments after 'bench', or a quick built-in measurement elsewhere
+            (--quick).
+        """),
+        epilog=_doc("""
+            examples:
+              cahoots bench -- --seconds 1 --rounds 1 --no-classic
+              cahoots bench --quick --seconds 0.5
+        """),
+    )
+    p.add_argument("--quick", action="store_true", help="the built-in quick measurement")
+    p.add_argument("--seconds", type=float, default=1.0, help="seconds per env with --quick")
+    p.add_argument("bench_args", nargs=argparse.REMAINDER, help="arguments for bench_envs.py")
+    p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser(
+        "replay", formatter_class=_Formatter, help="re-play a game log and check it",
+        description=_doc("""
+            Re-play a game log (JSON lines written by 'cahoots play --log', 'cahoots eval
+            --logs' or cahoots_envs.gamelog.GameRecorder) through the env: every action must
+            still be legal for the logged player and the final scores must match. Prints each
+            action and the final table; --step pauses after each action.
+        """),
+        epilog=_doc("""
+            examples:
+              cahoots replay game.jsonl
+              cahoots replay game.jsonl --step
+              cahoots replay game.jsonl --turns 20 --show-all
+        """),
+    )
+    p.add_argument("log", help="the game log (.jsonl)")
+    p.add_argument("--step", action="store_true", help="show the table and wait after each action")
+    p.add_argument("--show-all", action="store_true", help="show the table after each action")
+    p.add_argument("--turns", type=int, metavar="K", help="stop after K actions")
+    p.add_argument("-q", "--quiet", action="store_true", help="do not list the actions")
+    p.set_defaults(func=cmd_replay)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return 0
+    try:
+        return int(args.func(args) or 0)
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,273 @@
+"""``cahoots play``: one person against bots in the terminal, moves typed in the notation."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from typing import Any, TextIO
+
+from cahoots_envs.cli.views import WIDTH, _wrap_items, public_action, seat_view
+from cahoots_envs.core.game import normalise_action_text
+from cahoots_envs.gamelog import GameRecorder
+
+MANY = 16  # more legal moves than this are summarised per verb
+
+HELP = """\
+How to move: type a move in the game's notation, as listed under "your moves".
+  Cards in a list may come in any order; case and spacing do not matter.
+  The verb may be left out when that is unambiguous: "5B" for "play 5B".
+Commands: help (this text), moves (list every legal move), view (show the table
+  again), quit (leave the game)."""
+
+EXAMPLES = {
+    "kansas_city": "pass 3A 5B 8G, play 5B, play 4T, upgrade 5B, no upgrade",
+    "texas_euchre": "discard 2C, discard 5H 7H, discard none, throw down, play AC",
+    "cahoots_tricks": "play 8S, keep 8S, kill 5C, take 6S",
+    "cahoots_coop": "play 5G on 2 (piles 0-3, left to right)",
+}
+
+
+def _verb(text: str) -> str:
+    words = text.split()
+    if len(words) >= 2 and words[0] in ("play", "pass", "discard", "upgrade", "keep", "kill", "take"):
+        return words[0]
+    return text
+
+
+def describe_moves(game: Any, legal: list[int]) -> list[str]:
+    """The legal moves as lines of at most 80 columns; long lists summarised per verb."""
+    texts = [game.action_to_str(a) for a in legal]
+    if len(texts) <= MANY:
+        return _wrap_items("your moves: ", texts)
+    groups: dict[str, list[str]] = {}
+    for t in texts:
+        groups.setdefault(_verb(t), []).append(t)
+    items = []
+    for verb, group in groups.items():
+        if len(group) == 1:
+            items.append(group[0])
+        elif verb == "pass":
+            items.append(f"pass <3 cards of your hand> ({len(group)} ways, e.g. {group[0]})")
+        elif verb == "discard":
+            sizes = sorted({len(t.split()) - 1 for t in group if t != "discard none"})
+            items.append(f"discard <{sizes[0]}-{sizes[-1]} cards of your hand> "
+                         f"({len(group)} ways, e.g. {group[-1]})")
+        else:
+            items.append(f"{verb} ... ({len(group)} ways, e.g. {group[0]})")
+    return _wrap_items("your moves: ", items, sep="; ")
+
+
+def list_moves(game: Any, legal: list[int]) -> list[str]:
+    """Every legal move in columns; a very long list (passes, discards) is described instead."""
+    texts = sorted(game.action_to_str(a) for a in legal)
+    if len(texts) > 60:
+        return describe_moves(game, legal) + [
+            "  (too many to list: name the cards from your hand, in any order)"]
+    width = max(len(t) for t in texts) + 2
+    per_line = max(1, (WIDTH - 2) // width)
+    return ["  " + "".join(f"{t:<{width}}" for t in texts[i : i + per_line]).rstrip()
+            for i in range(0, len(texts), per_line)]
+
+
+def parse_move(game: Any, text: str) -> int:
+    """An action id for ``text``; ``ValueError`` with a helpful message otherwise."""
+    try:
+        return game.str_to_action(text)
+    except ValueError:
+        pass
+    legal = game.legal_actions()
+    strings = [game.action_to_str(a) for a in legal]
+    verbs = sorted({_verb(s) for s in strings if _verb(s) != s})
+    found = {}
+    for verb in verbs:
+        try:
+            a = game.str_to_action(f"{verb} {text}")
+        except ValueError:
+            continue
+        found[a] = game.action_to_str(a)
+    if len(found) == 1:
+        return next(iter(found))
+    if len(found) > 1:
+        raise ValueError(f"{text!r} could mean {' or '.join(sorted(found.values()))}; "
+                         "type the whole move")
+    words = normalise_action_text(text).split()
+    if not words:
+        raise ValueError("type a move, or 'help'")
+    known_tokens = {w for t in strings for w in normalise_action_text(t).split()}
+    reasons = []
+    first = words[0].lower()
+    if first in ("play", "pass", "discard", "upgrade", "keep", "kill", "take", "throw", "no") \
+            and first not in {t.split()[0] for t in strings}:
+        reasons.append(f"you cannot {first} now")
+    unknown = [w for w in words[1:] if w not in known_tokens and w not in ("ON", "NONE", "DOWN")]
+    if unknown:
+        reasons.append(f"no legal move names {' '.join(unknown)}")
+    if first in ("pass", "discard") and len(words) > 1 and not unknown and not reasons:
+        reasons.append("check the number of cards")
+    msg = f"{text!r} is not a legal move now" + (f" ({'; '.join(reasons)})" if reasons else "")
+    raise ValueError("\n".join([msg] + describe_moves(game, legal)))
+
+
+def narrate(before: Any, after: Any) -> list[str]:
+    """Short lines on what a step completed (tricks, hands, goals) for the person playing."""
+    out: list[str] = []
+    tw_b, tw_a = getattr(before, "tricks_won", None), getattr(after, "tricks_won", None)
+    if tw_b is not None and tw_a is not None and len(tw_b) == len(tw_a):
+        for s, (x, y) in enumerate(zip(tw_b, tw_a)):
+            if y == x + 1:
+                out.append(f"  -> player_{s} takes the trick")
+    for attr, label in (("hand_scores", "hand"), ("round_points", "round")):
+        b, a = getattr(before, attr, None), getattr(after, attr, None)
+        if b is not None and a is not None and len(a) > len(b):
+            pts = " ".join(f"player_{s} {p}" for s, p in enumerate(a[-1]))
+            out.append(f"  == end of {label} {len(a)}: {pts}")
+    lr = getattr(after, "last_result", None)
+    if lr and lr != getattr(before, "last_result", None) or (
+        lr and getattr(before, "trick_number", 0) != getattr(after, "trick_number", 0)
+    ):
+        out.append(f"  -> trick {lr}")
+    done = getattr(after, "last_completed", None)
+    if done and getattr(after, "turns", 0) != getattr(before, "turns", 0):
+        out.append("  -> goal completed: " + ", ".join(after.goal_cards[g].id for g in done))
+    return out
+
+
+class Terminal:
+    def __init__(self, stdin: TextIO, stdout: TextIO) -> None:
+        self.stdin, self.stdout = stdin, stdout
+        self.echo = not (hasattr(stdin, "isatty") and stdin.isatty())
+
+    def say(self, text: str = "") -> None:
+        print(text, file=self.stdout, flush=True)
+
+    def ask(self, prompt: str) -> str | None:
+        self.stdout.write(prompt)
+        self.stdout.flush()
+        line = self.stdin.readline()
+        if not line:
+            self.say()
+            return None
+        line = line.rstrip("\n")
+        if self.echo:
+            self.say(line)  # a scripted session reads like a typed one
+        return line
+
+
+def play(
+    env_id: str,
+    seat: int,
+    opponents: list[str],
+    seed: int | None,
+    options: Mapping[str, Any],
+    log_path: str | None = None,
+    stdin: TextIO | None = None,
+    stdout: TextIO | None = None,
+) -> int:
+    import cahoots_envs
+
+    term = Terminal(stdin or sys.stdin, stdout or sys.stdout)
+    env = cahoots_envs.make_raw(env_id, render_mode="ansi", **dict(options))
+    n = len(env.possible_agents)
+    if not 0 <= seat < n:
+        raise ValueError(f"--seat must be 0..{n - 1} with {n} players")
+    if len(opponents) == 1:
+        opponents = opponents * (n - 1)
+    if len(opponents) != n - 1:
+        raise ValueError(f"give one --opponents spec for all, or {n - 1} (one per other seat)")
+    game_options = {k: v for k, v in env.options.items() if k != "render_mode"}
+    policies: dict[int, Any] = {}
+    names = []
+    others = iter(opponents)
+    for s in range(n):
+        if s == seat:
+            names.append("human")
+            continue
+        spec = next(others)
+        names.append(spec)
+        policies[s] = cahoots_envs.load_policy(spec, env.env_id, game_options,
+                                               seed=None if seed is None else seed * 100 + s)
+    recorder = GameRecorder(env, players=names)
+    recorder.reset(seed=seed)
+    game_id = env.env_id.split("/", 1)[1]
+    term.say(f"{env.game_cls.TITLE} ({game_id}), {n} players, seed {recorder.log.header['seed']}.")
+    term.say(", ".join(f"player_{s}: {'you' if s == seat else names[s]}" for s in range(n))
+             + ". Type 'help' for help.")
+    show_view = True
+    while not env.game.is_over:
+        game = env.game
+        actor = game.current_player
+        if actor != seat:
+            agent = f"player_{actor}"
+            obs = env.observe(agent)
+            action = int(policies[actor].act(obs["observation"], obs["action_mask"]))
+            text = public_action(game, action, seat)
+            before = game.clone()
+            recorder.step(action)
+            term.say(f"player_{actor}: {text}")
+            for line in narrate(before, env.game):
+                term.say(line)
+            show_view = True
+            continue
+        if show_view:
+            term.say("-" * WIDTH)
+            term.say(seat_view(game, seat))
+            for line in describe_moves(game, env.legal_actions()):
+                term.say(line)
+            show_view = False
+        line = term.ask(f"player_{seat}> ")
+        if line is None:
+            term.say("input ended; game abandoned")
+            return 1
+        command = line.strip().lower()
+        if command in ("help", "?", "h"):
+            term.say(HELP)
+            term.say("Moves in this game look like: " + EXAMPLES.get(game.NAME, ""))
+            continue
+        if command in ("moves", "m"):
+            for line_ in list_moves(game, env.legal_actions()):
+                term.say(line_)
+            continue
+        if command in ("view", "v", "look"):
+            show_view = True
+            continue
+        if command in ("quit", "exit", "q"):
+            term.say("you left the game")
+            return 1
+        try:
+            action = parse_move(game, line)
+        except ValueError as e:
+            term.say(f"{e}")
+            continue
+        before = game.clone()
+        recorder.step(action)
+        term.say(f"player_{seat} (you): {before.action_to_str(action)}")
+        for line_ in narrate(before, env.game):
+            term.say(line_)
+        show_view = True
+    game = env.game
+    term.say("=" * WIDTH)
+    term.say(seat_view(game, seat))
+    term.say(final_summary(game, seat))
+    if log_path:
+        path = recorder.save(log_path)
+        term.say(f"game log written to {path} (replay: cahoots replay {path})")
+    return 0
+
+
+def final_summary(game: Any, seat: int | None = None) -> str:
+    n = game.num_players
+    scores = ", ".join(
+        f"player_{s}{' (you)' if s == seat else ''} {game.scores[s]:g}" for s in range(n)
+    )
+    if game.COOPERATIVE:
+        result = ("The team WINS" if game.won else "The team loses") + \
+            f" ({len(game.completed)} of {game.num_goals} goals)."
+        return f"Final: goals completed {game.scores[0]:g}. {result}"
+    outcome = game.outcome()
+    winners = [s for s in range(n) if outcome[s] > 0]
+    if not winners:
+        result = "A tie."
+    else:
+        names = " and ".join(("you" if s == seat else f"player_{s}") for s in winners)
+        result = f"{names} win{'s' if len(winners) == 1 and winners[0] != seat else ''}."
+    return f"Final scores: {scores}. {result}"
