@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from cahoots_envs.errors import EnvNotResetError, IllegalActionError, IncompatiblePolicyError
 from cahoots_envs.registry import list_envs, make, make_raw, register_all
+# numpy only: saved policies load without torch (torch/sb3 are needed for training alone)
+from cahoots_envs.policies.loading import list_policies, load_policy
 
 __version__ = "0.1.0"
 
@@ -16,10 +18,12 @@ __all__ = [
     "EnvNotResetError",
     "IllegalActionError",
     "IncompatiblePolicyError",
+    "__version__",
     "list_envs",
+    "list_policies",
+    "load_policy",
     "make",
     "make_raw",
-    "__version__",
 ]
 
 register_all()

@@ -1,0 +1,102 @@
+"""``load_policy(spec, env_id, options, seed)`` and ``list_policies()``.
+
+A spec is ``"random"``, ``"heuristic"``, ``"zoo:<name>"`` (a policy shipped in
+``cahoots_envs/policies/zoo/``; ``zoo:<game>`` is that game's best one) or a path to a saved
+policy (``.safetensors``, its ``.json``, or a run folder holding ``policy.safetensors``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from cahoots_envs.policies.base import BasePolicy
+from cahoots_envs.policies.envinfo import env_info
+from cahoots_envs.policies.random_policy import RandomPolicy
+
+ZOO_DIR = Path(__file__).parent / "zoo"
+BUILTINS = ("random", "heuristic")
+
+
+def heuristic_available(game: str) -> bool:
+    return importlib.util.find_spec(f"cahoots_envs.policies.heuristics.{game}") is not None
+
+
+def load_heuristic(env_id: str, options: Mapping[str, Any] | None = None,
+                   seed: int | None = None) -> BasePolicy:
+    info = env_info(env_id, options)
+    if not heuristic_available(info.game):
+        raise ValueError(f"no heuristic bot for {info.env_id} yet "
+                         f"(expected module cahoots_envs.policies.heuristics.{info.game})")
+    module = importlib.import_module(f"cahoots_envs.policies.heuristics.{info.game}")
+    return module.HeuristicPolicy(info.options, seed=seed)
+
+
+def zoo_path(name: str) -> Path:
+    path = ZOO_DIR / f"{name}.safetensors"
+    if not path.is_file():
+        known = ", ".join(f"zoo:{p['name']}" for p in list_policies()) or "none yet"
+        raise ValueError(f"no zoo policy {name!r}; zoo entries: {known}")
+    return path
+
+
+def load_policy(
+    spec: str,
+    env_id: str | None = None,
+    options: Mapping[str, Any] | None = None,
+    seed: int | None = None,
+    *,
+    deterministic: bool = True,
+    trusted: bool = False,
+) -> BasePolicy:
+    """A ``Policy`` for ``env_id`` (with ``options``) from ``spec``.
+
+    Saved and zoo policies are checked against the env and raise
+    ``cahoots_envs.IncompatiblePolicyError`` saying what differs; with ``env_id=None`` they play
+    the env and options they were trained on. ``deterministic=False`` samples network policies'
+    actions (seeded by ``seed``). ``trusted=True`` is needed to load an SB3 ``.zip``.
+    """
+    from cahoots_envs.policies.saved import load_saved_policy, read_metadata
+
+    spec = str(spec)
+    if spec == "random":
+        return RandomPolicy(seed)
+    if spec == "heuristic":
+        if env_id is None:
+            raise ValueError("load_policy('heuristic') needs the env_id it will play")
+        return load_heuristic(env_id, options, seed)
+    path = zoo_path(spec[4:]) if spec.startswith("zoo:") else Path(spec)
+    if not path.exists():
+        raise ValueError(
+            f"policy spec {spec!r} is not 'random', 'heuristic', 'zoo:<name>' or an existing path"
+        )
+    if env_id is None:
+        if path.suffix == ".zip":
+            raise ValueError("loading an SB3 .zip needs the env_id it will play")
+        meta = read_metadata(path)
+        env_id, options = meta["env_id"], meta["game_options"]
+    return load_saved_policy(path, env_id, options, seed=seed, deterministic=deterministic,
+                             trusted=trusted)
+
+
+def list_policies() -> list[dict[str, Any]]:
+    """Every zoo entry's metadata, with ``name`` (use as ``zoo:<name>``) and ``spec``."""
+    entries = []
+    for meta_path in sorted(ZOO_DIR.glob("*.json")):
+        if not meta_path.with_suffix(".safetensors").is_file():
+            continue
+        meta = json.loads(meta_path.read_text())
+        meta["name"] = meta_path.stem
+        meta["spec"] = f"zoo:{meta_path.stem}"
+        entries.append(meta)
+    return entries
+
+
+def builtin_specs(env_id: str) -> list[str]:
+    """The built-in specs available for ``env_id`` (``heuristic`` once its bot exists)."""
+    info = env_info(env_id)
+    return ["random"] + (["heuristic"] if heuristic_available(info.game) else [])

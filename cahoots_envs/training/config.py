@@ -1,0 +1,189 @@
+"""Training configs: YAML validated into typed dataclasses.
+
+An unknown key or a value of the wrong type is a ``ConfigError`` naming the key (dotted path,
+e.g. ``ppo.n_stepz``). Every field has a default except ``env_id``; each game's tuned config is
+``configs/<game>.yaml``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Union
+
+
+class ConfigError(ValueError):
+    """A config key that is unknown, missing or of the wrong type."""
+
+
+@dataclass
+class PPOConfig:
+    """MaskablePPO hyperparameters (sb3-contrib names)."""
+
+    learning_rate: float = 3e-4
+    n_steps: int = 128  # rollout length per game slot; the rollout is n_steps * n_envs
+    batch_size: int = 1024
+    n_epochs: int = 4
+    gamma: float = 0.995
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    net_arch: list[int] = field(default_factory=lambda: [256, 256])  # actor and critic each
+    activation: str = "tanh"  # tanh or relu
+
+
+@dataclass
+class PoolConfig:
+    """Opponent pool: a weight per group; a group without policies is never drawn."""
+
+    random: float = 1.0
+    heuristic: float = 1.0  # dropped with a warning while the game has no heuristic bot
+    snapshots: float = 2.0  # frozen copies of the learner, split evenly
+    latest: float = 1.0  # the current learner itself
+    policies: dict[str, float] = field(default_factory=dict)  # spec ("zoo:...", path) -> weight
+    snapshot_every: int = 50_000  # learner steps between snapshots
+    max_snapshots: int = 10  # oldest dropped beyond this
+
+
+@dataclass
+class EvalConfig:
+    """Periodic evaluation: the learner (greedy) in one seat, seats rotated."""
+
+    every: int = 50_000  # learner steps between evaluations
+    games: int = 200  # per opponent, per evaluation
+    final_games: int = 1000  # per opponent, at the end of the run
+    opponents: list[str] = field(default_factory=lambda: ["random", "heuristic"])
+
+
+@dataclass
+class TrainConfig:
+    """One self-play training run."""
+
+    env_id: str
+    env_options: dict[str, Any] = field(default_factory=dict)
+    seed: int = 0
+    total_timesteps: int = 500_000  # learner decisions
+    n_envs: int = 32  # games played side by side in one SeatVecEnv
+    learner_seat: int | None = None  # None: a random seat each game
+    team: bool = False  # cooperative games: one shared policy plays every seat
+    reward_scale: float = 1.0  # multiplies training rewards (env_options.reward_mode sets their kind)
+    torch_threads: int = 1
+    checkpoint_every: int = 100_000
+    progress_bar: bool = True
+    description: str = ""
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    pool: PoolConfig = field(default_factory=PoolConfig)
+    eval: EvalConfig = field(default_factory=EvalConfig)
+
+
+def _type_name(tp: Any) -> str:
+    return getattr(tp, "__name__", None) or str(tp).replace("typing.", "")
+
+
+def _convert(value: Any, tp: Any, key: str) -> Any:
+    origin = typing.get_origin(tp)
+    if dataclasses.is_dataclass(tp):
+        if not isinstance(value, dict):
+            raise ConfigError(f"{key}: expected a mapping of {tp.__name__} fields, got {value!r}")
+        return from_dict(tp, value, key + ".")
+    if origin in (Union, types.UnionType):
+        args = typing.get_args(tp)
+        if value is None and type(None) in args:
+            return None
+        errors = []
+        for arg in args:
+            if arg is type(None):
+                continue
+            try:
+                return _convert(value, arg, key)
+            except ConfigError as exc:
+                errors.append(str(exc))
+        raise ConfigError(f"{key}: {value!r} is not {' or '.join(map(_type_name, args))}")
+    if origin is list:
+        (item,) = typing.get_args(tp)
+        if not isinstance(value, list):
+            raise ConfigError(f"{key}: expected a list, got {value!r}")
+        return [_convert(v, item, f"{key}[{i}]") for i, v in enumerate(value)]
+    if origin is dict:
+        kt, vt = typing.get_args(tp)
+        if not isinstance(value, dict):
+            raise ConfigError(f"{key}: expected a mapping, got {value!r}")
+        return {_convert(k, kt, f"{key} key"): _convert(v, vt, f"{key}.{k}") for k, v in value.items()}
+    if tp is Any:
+        return value
+    if tp is bool:
+        if not isinstance(value, bool):
+            raise ConfigError(f"{key}: expected true or false, got {value!r}")
+        return value
+    if tp is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"{key}: expected an int, got {value!r}")
+        return value
+    if tp is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ConfigError(f"{key}: expected a number, got {value!r}")
+        return float(value)
+    if tp is str:
+        if not isinstance(value, str):
+            raise ConfigError(f"{key}: expected a string, got {value!r}")
+        return value
+    raise ConfigError(f"{key}: unsupported field type {tp}")
+
+
+def from_dict(cls: Any, data: dict[str, Any], prefix: str = "") -> Any:
+    """Build dataclass ``cls`` from ``data``, checking every key and type."""
+    hints = typing.get_type_hints(cls)
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(data) - names)
+    if unknown:
+        raise ConfigError(
+            f"unknown config key{'s' if len(unknown) > 1 else ''} "
+            f"{', '.join(prefix + k for k in unknown)}; {prefix.rstrip('.') or 'top-level'} keys are "
+            f"{', '.join(sorted(names))}"
+        )
+    kwargs = {}
+    for f in dataclasses.fields(cls):
+        if f.name in data:
+            kwargs[f.name] = _convert(data[f.name], hints[f.name], prefix + f.name)
+        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            raise ConfigError(f"missing config key {prefix + f.name}")
+    return cls(**kwargs)
+
+
+def load_config(path: str | Path) -> TrainConfig:
+    import yaml
+
+    try:
+        data = yaml.safe_load(Path(path).read_text())
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML: {exc}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: a config is a mapping of keys, got {type(data).__name__}")
+    config = from_dict(TrainConfig, data)
+    check(config)
+    return config
+
+
+def check(config: TrainConfig) -> None:
+    """Checks beyond types: values that cannot work."""
+    positive = {
+        "total_timesteps": config.total_timesteps, "n_envs": config.n_envs,
+        "ppo.n_steps": config.ppo.n_steps, "ppo.batch_size": config.ppo.batch_size,
+        "ppo.n_epochs": config.ppo.n_epochs, "pool.snapshot_every": config.pool.snapshot_every,
+        "eval.every": config.eval.every, "checkpoint_every": config.checkpoint_every,
+        "torch_threads": config.torch_threads,
+    }
+    for key, value in positive.items():
+        if value <= 0:
+            raise ConfigError(f"{key} must be positive, got {value}")
+    if config.ppo.activation not in ("tanh", "relu"):
+        raise ConfigError(f"ppo.activation: {config.ppo.activation!r} is not 'tanh' or 'relu'")
+
+
+def to_dict(config: TrainConfig) -> dict[str, Any]:
+    return dataclasses.asdict(config)

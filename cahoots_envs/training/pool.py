@@ -1,0 +1,88 @@
+"""Opponent pools: weighted groups of policies that seat environments draw opponents from.
+
+Each group (``random``, ``heuristic``, ``snapshots``, ``latest``, or any name) has a weight; a
+draw picks a non-empty group in proportion to its weight, then one of its policies uniformly.
+Snapshots are frozen copies of the learner added on a schedule (the oldest dropped past
+``max_snapshots``); ``latest`` is the learner itself, refreshed in place before each rollout.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from cahoots_envs.policies.base import Policy
+
+
+@dataclass
+class PoolEntry:
+    name: str
+    policy: Policy
+    group: str
+
+
+@dataclass
+class OpponentPool:
+    """``weights`` maps group name to weight; groups without entries are never drawn."""
+
+    weights: dict[str, float] = field(default_factory=dict)
+    max_snapshots: int = 10
+    groups: dict[str, list[PoolEntry]] = field(default_factory=dict)
+
+    def add(self, group: str, name: str, policy: Policy, weight: float | None = None) -> PoolEntry:
+        if weight is not None:
+            self.weights[group] = float(weight)
+        self.weights.setdefault(group, 1.0)
+        entry = PoolEntry(name, policy, group)
+        entries = self.groups.setdefault(group, [])
+        entries.append(entry)
+        if group == "snapshots" and len(entries) > self.max_snapshots:
+            entries.pop(0)
+        return entry
+
+    def set_only(self, group: str, name: str, policy: Policy) -> PoolEntry:
+        """Replace a group's entries with one policy (e.g. ``latest``)."""
+        self.groups[group] = []
+        return self.add(group, name, policy)
+
+    def entries(self) -> list[PoolEntry]:
+        return [e for group in self.groups.values() for e in group]
+
+    def sample(self, rng: np.random.Generator) -> PoolEntry:
+        live = [(g, w) for g, w in self.weights.items() if w > 0 and self.groups.get(g)]
+        if not live:
+            raise ValueError(f"opponent pool has no policy to draw (weights {self.weights}, "
+                             f"groups {[g for g, e in self.groups.items() if e]})")
+        weights = np.array([w for _, w in live], np.float64)
+        group = live[int(rng.choice(len(live), p=weights / weights.sum()))][0]
+        entries = self.groups[group]
+        return entries[int(rng.integers(len(entries)))]
+
+    def describe(self) -> dict[str, Any]:
+        return {g: {"weight": self.weights.get(g, 0.0), "policies": [e.name for e in es]}
+                for g, es in self.groups.items()}
+
+    @classmethod
+    def single(cls, policy: Policy, name: str = "opponent") -> OpponentPool:
+        pool = cls()
+        pool.add("fixed", name, policy)
+        return pool
+
+    @classmethod
+    def from_specs(cls, env_id: str, options: Mapping[str, Any] | None,
+                   weights: Mapping[str, float], seed: int | None = None) -> OpponentPool:
+        """A pool of spec-named policies (``random``, ``heuristic``, ``zoo:...``, paths), each its
+        own group, weighted as given."""
+        from cahoots_envs.policies.loading import load_policy
+
+        pool = cls()
+        for i, (spec, weight) in enumerate(weights.items()):
+            if weight <= 0:
+                continue
+            policy = load_policy(spec, env_id, options,
+                                 seed=None if seed is None else seed + 1000 * (i + 1))
+            pool.add(spec, spec, policy, weight)
+        return pool

@@ -1,0 +1,229 @@
+"""``SeatEnv``: a gymnasium env in which one learning seat plays against an opponent pool.
+
+>>> from cahoots_envs.training import SeatEnv
+>>> env = SeatEnv("kansas_city-v0", opponents="random")
+>>> obs, info = env.reset(seed=0)
+>>> obs, reward, terminated, truncated, info = env.step(int(env.action_masks().argmax()))
+
+The learner's seat is drawn each episode (or fixed with ``learner_seat``); every other seat gets
+a policy drawn from the pool each episode. Observations are the learner's own flat observation;
+``action_masks()`` serves MaskablePPO. Rewards follow the env's ``reward_mode`` for the learner's
+seat, summed since its last decision (see ``tables.py``). For a cooperative game,
+``team=True`` lets the learner play every seat (one shared policy) for the team's reward.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from cahoots_envs.core.aec import ILLEGAL_ACTION_REWARD
+from cahoots_envs.core.layout import OBS_DTYPE
+from cahoots_envs.errors import IllegalActionError
+from cahoots_envs.policies.base import Policy
+from cahoots_envs.policies.envinfo import EnvInfo, env_info
+from cahoots_envs.training.pool import OpponentPool
+from cahoots_envs.training.tables import TEAM, Table, advance, encode, fill_mask, reseed
+
+Opponents = OpponentPool | Policy | str | Sequence[Policy]
+
+
+def make_pool(env_id: str, options: Mapping[str, Any] | None, opponents: Opponents,
+              seed: int | None = None) -> OpponentPool | list[Policy]:
+    """An ``OpponentPool`` from a pool, a policy, or a spec string; a sequence of policies stays a
+    fixed seating (one per other seat, clockwise from the learner)."""
+    if isinstance(opponents, OpponentPool):
+        return opponents
+    if isinstance(opponents, str):
+        return OpponentPool.from_specs(env_id, options, {opponents: 1.0}, seed=seed)
+    if isinstance(opponents, Sequence):
+        return list(opponents)
+    return OpponentPool.single(opponents, getattr(opponents, "name", "opponent"))
+
+
+class TableMaker:
+    """Deals new tables: a game from the seeded generator, a learner seat, opponents."""
+
+    def __init__(self, info: EnvInfo, opponents: OpponentPool | list[Policy],
+                 learner_seat: int | None, team: bool) -> None:
+        n = info.options["num_players"]
+        if team and not info.game_cls.COOPERATIVE:
+            raise ValueError(f"team mode is for cooperative games; {info.env_id} is competitive")
+        if learner_seat is not None and not 0 <= learner_seat < n:
+            raise ValueError(f"learner_seat {learner_seat} is not a seat of a {n}-player game")
+        if isinstance(opponents, list) and len(opponents) != n - 1 and not team:
+            raise ValueError(f"a fixed seating needs {n - 1} opponents, got {len(opponents)}")
+        self.info = info
+        self.num_players = n
+        self.opponents = opponents
+        self.learner_seat = learner_seat
+        self.team = team
+        self.reward_mode = info.options["reward_mode"]
+        self.sign = info.game_cls.POINTS_SIGN
+
+    def deal(self, rng: np.random.Generator, deal: Mapping[str, Any] | None = None,
+             learner_seat: int | None = None) -> Table:
+        n = self.num_players
+        game = self.info.game_cls(self.info.options, np.random.default_rng(rng.integers(2**63)), deal)
+        if self.team:
+            return Table(game, TEAM, [None] * n, ["learner"] * n, self.reward_mode, self.sign)
+        seat = learner_seat if learner_seat is not None else self.learner_seat
+        if seat is None:
+            seat = int(rng.integers(n))
+        policies: list[Policy | None] = [None] * n
+        names = ["learner"] * n
+        for rel in range(1, n):
+            other = (seat + rel) % n
+            if isinstance(self.opponents, list):
+                policy = self.opponents[rel - 1]
+                names[other] = getattr(policy, "name", f"opponent_{rel}")
+            else:
+                entry = self.opponents.sample(rng)
+                policy, names[other] = entry.policy, entry.name
+            policies[other] = policy
+        return Table(game, seat, policies, names, self.reward_mode, self.sign)
+
+    def all_policies(self) -> list[Policy]:
+        if isinstance(self.opponents, list):
+            return list(self.opponents)
+        return [e.policy for e in self.opponents.entries()]
+
+
+class SeatEnv(gym.Env):
+    """One learner seat against opponents drawn per episode (see the module docstring).
+
+    ``opponents``: an ``OpponentPool``, a ``Policy``, a spec (``"random"``, ``"heuristic"``,
+    ``"zoo:..."``, a path), or a list of N-1 policies seated clockwise from the learner.
+    ``reset(options={"deal": ..., "learner_seat": ...})`` plays a scripted deal.
+    An illegal action ends the episode with reward -1 as the protected AEC env does
+    (``illegal_action="raise"`` raises ``IllegalActionError`` instead); with masks it never happens.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"]}
+
+    def __init__(
+        self,
+        env_id: str,
+        options: Mapping[str, Any] | None = None,
+        opponents: Opponents = "random",
+        learner_seat: int | None = None,
+        team: bool = False,
+        seed: int | None = None,
+        render_mode: str | None = None,
+        illegal_action: str = "terminate",
+    ) -> None:
+        super().__init__()
+        if illegal_action not in ("terminate", "raise"):
+            raise ValueError(f"illegal_action={illegal_action!r}; use 'terminate' or 'raise'")
+        self.illegal_action = illegal_action
+        game_options = {k: v for k, v in dict(options or {}).items() if k != "render_mode"}
+        self.info = env_info(env_id, game_options)
+        self.env_id = self.info.env_id
+        self.options = self.info.options
+        self.maker = TableMaker(self.info, make_pool(env_id, game_options, opponents, seed),
+                                learner_seat, team)
+        low, high = self.info.layout.bounds()
+        self.observation_space = spaces.Box(low=low, high=high, dtype=OBS_DTYPE)
+        self.action_space = spaces.Discrete(self.info.num_actions)
+        self.render_mode = render_mode
+        self.table: Table | None = None
+        self._ended = False
+        self._obs = np.zeros(self.info.layout.size, OBS_DTYPE)
+        self._mask = np.zeros(self.info.num_actions, np.int8)
+        if seed is not None:
+            self.np_random, _ = gym.utils.seeding.np_random(seed)
+
+    @property
+    def pool(self) -> OpponentPool | list[Policy]:
+        return self.maker.opponents
+
+    @property
+    def game(self) -> Any:
+        return None if self.table is None else self.table.game
+
+    def reset(self, *, seed: int | None = None,
+              options: Mapping[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        super().reset(seed=seed)
+        if seed is not None:
+            # reproducible episodes: the opponents' own generators restart with the env's seed
+            for i, policy in enumerate(self.maker.all_policies()):
+                reseed(policy, seed * 7919 + i + 1)
+        options = dict(options or {})
+        unknown = set(options) - {"deal", "learner_seat"}
+        if unknown:
+            raise ValueError(f"unknown reset option(s) {sorted(unknown)}; "
+                             "SeatEnv.reset understands 'deal' and 'learner_seat'")
+        for _ in range(1000):
+            table = self.maker.deal(self.np_random, options.get("deal"), options.get("learner_seat"))
+            advance([table], self.info)
+            if not table.game.is_over:
+                break
+            # the game ended before the learner's first decision: nothing to learn, deal again
+        else:
+            raise RuntimeError("every deal ended before the learner could move")
+        self.table = table
+        self._ended = False
+        return self._observe(), self._info()
+
+    def _observe(self) -> np.ndarray:
+        assert self.table is not None
+        return encode(self.table.game, self.table.obs_seat, self._obs).copy()
+
+    def _info(self) -> dict[str, Any]:
+        t = self.table
+        assert t is not None
+        g = t.game
+        info: dict[str, Any] = {
+            "learner_seat": t.learner,
+            "opponents": [t.names[s] for s in range(len(t.names)) if s != t.learner],
+            "score": float(g.scores[t.reward_seat]),
+            "phase": "game_over" if g.is_over else g.phase,
+        }
+        if g.is_over:
+            info["outcome"] = float(g.outcome()[t.reward_seat])
+            info["is_success"] = t.won()
+        return info
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions of the learner now (all False once the game is over)."""
+        if self.table is None:
+            raise RuntimeError("call reset() before action_masks()")
+        if self._ended:
+            return np.zeros(self.info.num_actions, bool)
+        return fill_mask(self.table.game, self._mask).astype(bool)
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        t = self.table
+        if t is None:
+            raise RuntimeError("call reset() before step()")
+        g = t.game
+        if self._ended or g.is_over:
+            raise RuntimeError("the episode is over; call reset()")
+        action = int(action)
+        legal = g.legal_actions()
+        if action not in legal:
+            if self.illegal_action == "raise" or not 0 <= action < self.info.num_actions:
+                shown = ", ".join(f"{a} ({g.action_to_str(a)})" for a in legal[:20])
+                raise IllegalActionError(
+                    f"learner cannot play action {action} in phase {g.phase!r}; legal: {shown}"
+                    + (f" and {len(legal) - 20} more" if len(legal) > 20 else "")
+                )
+            # like the protected AEC env (TerminateIllegalWrapper): the learner loses, game over
+            info = self._info()
+            info["illegal_action"] = True
+            self._ended = True
+            return self._obs.copy(), ILLEGAL_ACTION_REWARD, True, False, info
+        g.apply(action)
+        t.decisions += 1
+        advance([t], self.info)
+        reward = t.collect()
+        return self._observe(), reward, g.is_over, False, self._info()
+
+    def render(self) -> str | None:
+        if self.table is None:
+            return None
+        return self.table.game.render()

@@ -1,0 +1,359 @@
+"""Self-play training: MaskablePPO against an opponent pool, from a YAML config.
+
+    python training/train.py --config configs/kansas_city.yaml
+    python -m cahoots_envs.training.train --config configs/kansas_city.yaml   # the same
+    python training/train.py --resume runs/<run>                                # continue a run
+
+A run folder ``runs/<env>__maskableppo__<seed>__<time>/`` receives the config, SB3's
+``progress.csv`` and TensorBoard event files, ``eval.csv`` (periodic evaluation against random
+and heuristic opponents), ``learning_curve.png``, ``checkpoints/`` (model + pool snapshots, for
+``--resume``), and the final ``policy.safetensors`` + ``policy.json`` (the saved-policy format;
+load with ``cahoots_envs.load_policy(path, env_id)``) and ``policy_sb3.zip`` for SB3 users.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime as _dt
+import json
+import shlex
+import sys
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+from cahoots_envs.policies.loading import builtin_specs, load_policy
+from cahoots_envs.policies.network import MLPPolicy
+from cahoots_envs.policies.saved import export_sb3_zip, save_policy
+from cahoots_envs.training.config import TrainConfig, load_config, to_dict
+from cahoots_envs.training.matches import MatchResult, seat_matches, team_matches
+from cahoots_envs.training.pool import OpponentPool
+
+ALGO = "maskableppo"
+
+
+def run_name(config: TrainConfig) -> str:
+    env = config.env_id.split("/")[-1]
+    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    return f"{env}__{ALGO}__{config.seed}__{stamp}"
+
+
+def available_opponents(config: TrainConfig, wanted: list[str]) -> list[str]:
+    have = builtin_specs(config.env_id)
+    out = []
+    for spec in wanted:
+        if spec in ("random", "heuristic") and spec not in have:
+            warnings.warn(f"{config.env_id} has no {spec} bot yet; left out", stacklevel=2)
+            continue
+        out.append(spec)
+    return out
+
+
+def build_pool(config: TrainConfig) -> OpponentPool:
+    p = config.pool
+    pool = OpponentPool(max_snapshots=p.max_snapshots)
+    weights = {"random": p.random, "heuristic": p.heuristic, **p.policies}
+    specs = available_opponents(config, [s for s, w in weights.items() if w > 0])
+    for i, spec in enumerate(specs):
+        policy = load_policy(spec, config.env_id, config.env_options, seed=config.seed + 101 * (i + 1))
+        pool.add(spec, spec, policy, weights[spec])
+    pool.weights["snapshots"] = p.snapshots
+    pool.weights["latest"] = p.latest
+    return pool
+
+
+class Evaluator:
+    """Greedy learner against each evaluation opponent; rows go to ``eval.csv``."""
+
+    def __init__(self, config: TrainConfig, run_dir: Path) -> None:
+        self.config = config
+        self.path = run_dir / "eval.csv"
+        self.opponents = {
+            spec: load_policy(spec, config.env_id, config.env_options, seed=config.seed + 7)
+            for spec in available_opponents(config, config.eval.opponents)
+        }
+        if config.team:
+            self.opponents = {"team": None}  # type: ignore[dict-item]
+        self.rows: list[dict[str, Any]] = []
+        if self.path.is_file():
+            with self.path.open() as f:
+                self.rows = list(csv.DictReader(f))
+
+    def evaluate(self, learner: MLPPolicy, games: int, seed: int) -> dict[str, MatchResult]:
+        env_id, options = self.config.env_id, self.config.env_options
+        results = {}
+        for name, opponent in self.opponents.items():
+            if opponent is None:
+                results[name] = team_matches(env_id, learner, games, options, seed=seed)
+            else:
+                results[name] = seat_matches(env_id, learner, opponent, games, options, seed=seed)
+        return results
+
+    def record(self, steps: int, results: dict[str, MatchResult]) -> None:
+        for name, r in results.items():
+            self.rows.append({"timesteps": steps, "opponent": name, "games": r.games,
+                              "win_rate": round(r.win_rate, 4), "ci_low": round(r.ci_low, 4),
+                              "ci_high": round(r.ci_high, 4), "mean_score": round(r.mean_score, 3)})
+        with self.path.open("w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=list(self.rows[0]))
+            writer.writeheader()
+            writer.writerows(self.rows)
+
+
+def plot_learning_curve(run_dir: Path, config: TrainConfig) -> Path | None:
+    """Win rate per evaluation opponent and mean episode reward against learner steps."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+    eval_csv = run_dir / "eval.csv"
+    if eval_csv.is_file():
+        with eval_csv.open() as f:
+            rows = list(csv.DictReader(f))
+        for name in dict.fromkeys(r["opponent"] for r in rows):
+            sel = [r for r in rows if r["opponent"] == name]
+            x = [int(r["timesteps"]) for r in sel]
+            y = [float(r["win_rate"]) for r in sel]
+            lo = [float(r["ci_low"]) for r in sel]
+            hi = [float(r["ci_high"]) for r in sel]
+            ax1.plot(x, y, marker="o", label=f"vs {name}")
+            ax1.fill_between(x, lo, hi, alpha=0.2)
+    if not config.team:
+        n = int(config.env_options.get("num_players", 0) or 0)
+        from cahoots_envs.policies.envinfo import env_info
+
+        n = env_info(config.env_id, config.env_options).options["num_players"]
+        ax1.axhline(1.0 / n, color="grey", linestyle="--", label="chance 1/N")
+        ax1.axhline(1.5 / n, color="grey", linestyle=":", label="1.5/N")
+    ax1.set_xlabel("learner steps")
+    ax1.set_ylabel("win share (95% CI)")
+    ax1.set_title(f"{config.env_id}: evaluation")
+    ax1.legend()
+    progress = run_dir / "progress.csv"
+    if progress.is_file():
+        with progress.open() as f:
+            rows = [r for r in csv.DictReader(f) if r.get("rollout/ep_rew_mean")]
+        if rows:
+            ax2.plot([int(r["time/total_timesteps"]) for r in rows],
+                     [float(r["rollout/ep_rew_mean"]) for r in rows])
+    ax2.set_xlabel("learner steps")
+    ax2.set_ylabel("mean episode reward (training pool)")
+    ax2.set_title("training reward")
+    fig.tight_layout()
+    out = run_dir / "learning_curve.png"
+    fig.savefig(out, dpi=100)
+    plt.close(fig)
+    return out
+
+
+def make_callback(config: TrainConfig, run_dir: Path, pool: OpponentPool, latest: MLPPolicy,
+                  evaluator: Evaluator, state: dict[str, Any]) -> Any:
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class SelfPlay(BaseCallback):
+        """Refreshes ``latest``, snapshots the learner, evaluates, checkpoints, shows progress."""
+
+        def _on_training_start(self) -> None:
+            self.bar = None
+            if config.progress_bar:
+                from tqdm import tqdm
+
+                self.bar = tqdm(total=config.total_timesteps, initial=self.num_timesteps,
+                                unit="step", dynamic_ncols=True, mininterval=2.0)
+            self.t0 = time.time()
+
+        def _on_rollout_start(self) -> None:
+            latest.load_sb3_weights(self.model.policy)
+
+        def _on_step(self) -> bool:
+            steps = self.num_timesteps
+            n_envs = self.training_env.num_envs
+            if self.bar is not None:
+                self.bar.update(n_envs)
+            if steps // config.pool.snapshot_every != (steps - n_envs) // config.pool.snapshot_every:
+                snap = MLPPolicy.from_sb3(self.model.policy)
+                snap.name = f"snapshot_{steps}"
+                pool.add("snapshots", snap.name, snap)
+                state["snapshots"].append(snap.name)
+                save_snapshot(run_dir, snap)
+            if steps // config.eval.every != (steps - n_envs) // config.eval.every:
+                self.evaluate(steps)
+            if steps // config.checkpoint_every != (steps - n_envs) // config.checkpoint_every:
+                checkpoint(self.model, run_dir, pool, steps)
+            return True
+
+        def evaluate(self, steps: int) -> None:
+            learner = MLPPolicy.from_sb3(self.model.policy)
+            results = evaluator.evaluate(learner, config.eval.games, seed=config.seed + steps)
+            evaluator.record(steps, results)
+            for name, r in results.items():
+                self.logger.record(f"eval/win_rate_vs_{name}", r.win_rate)
+            text = ", ".join(f"vs {k} {r.win_rate:.3f}" for k, r in results.items())
+            msg = f"[{steps} steps, {time.time() - self.t0:.0f}s] eval: {text}"
+            if self.bar is not None:
+                self.bar.write(msg)
+            else:
+                print(msg, flush=True)
+
+        def _on_training_end(self) -> None:
+            if self.bar is not None:
+                self.bar.close()
+
+    return SelfPlay()
+
+
+def save_snapshot(run_dir: Path, snap: MLPPolicy) -> None:
+    from cahoots_envs.policies import safetensors_io
+
+    folder = run_dir / "checkpoints" / "snapshots"
+    folder.mkdir(parents=True, exist_ok=True)
+    safetensors_io.write(folder / f"{snap.name}.safetensors", snap.tensors(),
+                         {"architecture": json.dumps(snap.architecture())})
+
+
+def load_snapshots(run_dir: Path, names: list[str]) -> list[MLPPolicy]:
+    from cahoots_envs.policies import safetensors_io
+
+    out = []
+    for name in names:
+        path = run_dir / "checkpoints" / "snapshots" / f"{name}.safetensors"
+        if path.is_file():
+            tensors, meta = safetensors_io.read(path)
+            snap = MLPPolicy.from_tensors(tensors, json.loads(meta["architecture"]))
+            snap.name = name
+            out.append(snap)
+    return out
+
+
+def checkpoint(model: Any, run_dir: Path, pool: OpponentPool, steps: int) -> None:
+    folder = run_dir / "checkpoints"
+    folder.mkdir(parents=True, exist_ok=True)
+    model.save(folder / "model.zip")
+    snaps = [e.name for e in pool.groups.get("snapshots", [])]
+    (folder / "state.json").write_text(json.dumps({"timesteps": steps, "snapshots": snaps}))
+
+
+def train(config: TrainConfig, run_dir: Path, resume: bool = False,
+          command: str = "") -> dict[str, Any]:
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import configure
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from cahoots_envs.training.vec_env import SeatVecEnv
+
+    torch.set_num_threads(config.torch_threads)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    import yaml
+
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(to_dict(config), sort_keys=False))
+    pool = build_pool(config)
+    venv = SeatVecEnv(config.env_id, config.n_envs, config.env_options,
+                      opponents=pool, learner_seat=config.learner_seat, team=config.team,
+                      seed=config.seed, reward_scale=config.reward_scale)
+    venv = VecMonitor(venv)
+    state: dict[str, Any] = {"snapshots": []}
+    ckpt = run_dir / "checkpoints" / "model.zip"
+    if resume and ckpt.is_file():
+        saved = json.loads((run_dir / "checkpoints" / "state.json").read_text())
+        model = MaskablePPO.load(ckpt, env=venv, device="cpu")  # our own file from this run
+        for snap in load_snapshots(run_dir, saved["snapshots"]):
+            pool.add("snapshots", snap.name, snap)
+            state["snapshots"].append(snap.name)
+        print(f"resuming {run_dir} at {model.num_timesteps} steps", flush=True)
+    else:
+        if resume:
+            print(f"no checkpoint in {run_dir}; starting from scratch", flush=True)
+        p = config.ppo
+        model = MaskablePPO(
+            "MlpPolicy", venv, learning_rate=p.learning_rate, n_steps=p.n_steps,
+            batch_size=p.batch_size, n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda,
+            clip_range=p.clip_range, ent_coef=p.ent_coef, vf_coef=p.vf_coef,
+            max_grad_norm=p.max_grad_norm, seed=config.seed, device="cpu", verbose=0,
+            policy_kwargs={
+                "net_arch": {"pi": list(p.net_arch), "vf": list(p.net_arch)},
+                "activation_fn": {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[p.activation],
+            },
+        )
+    model.set_logger(configure(str(run_dir), ["csv", "tensorboard"]))
+    latest = MLPPolicy.from_sb3(model.policy)
+    latest.name = "latest"
+    if config.pool.latest > 0:
+        pool.set_only("latest", "latest", latest)
+    evaluator = Evaluator(config, run_dir)
+    callback = make_callback(config, run_dir, pool, latest, evaluator, state)
+    t0 = time.time()
+    remaining = config.total_timesteps - model.num_timesteps
+    if remaining > 0:
+        model.learn(remaining, callback=callback, reset_num_timesteps=not resume)
+    train_seconds = time.time() - t0
+    checkpoint(model, run_dir, pool, model.num_timesteps)
+    # final evaluation and the saved policy
+    learner = MLPPolicy.from_sb3(model.policy)
+    results = evaluator.evaluate(learner, config.eval.final_games, seed=config.seed + 10**9)
+    evaluator.record(int(model.num_timesteps), results)
+    evaluation = {
+        name: {**r.as_dict(), "opponent": name, "seats": "rotated", "deterministic": True}
+        for name, r in results.items()
+    }
+    training = {
+        "algorithm": "MaskablePPO (sb3-contrib) self-play against an opponent pool",
+        "command": command,
+        "config": to_dict(config),
+        "seed": config.seed,
+        "timesteps": int(model.num_timesteps),
+        "train_seconds": round(train_seconds, 1),
+        "run": run_dir.name,
+    }
+    meta = save_policy(learner, run_dir / "policy.safetensors", config.env_id,
+                       config.env_options, name=run_dir.name,
+                       description=config.description, training=training, evaluation=evaluation)
+    export_sb3_zip(model, run_dir / "policy_sb3.zip", meta)
+    plot_learning_curve(run_dir, config)
+    venv.close()
+    return {"run_dir": str(run_dir), "results": results, "metadata": meta}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--config", help="YAML config (configs/<game>.yaml)")
+    parser.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its checkpoint")
+    parser.add_argument("--runs-dir", default="runs", help="where run folders go (default runs/)")
+    parser.add_argument("--total-timesteps", type=int, help="override the config's total_timesteps")
+    parser.add_argument("--seed", type=int, help="override the config's seed")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    if args.resume:
+        run_dir = Path(args.resume)
+        config = load_config(run_dir / "config.yaml")
+    elif args.config:
+        config = load_config(args.config)
+    else:
+        parser.error("give --config FILE or --resume RUN_DIR")
+    if args.total_timesteps is not None:
+        config.total_timesteps = args.total_timesteps
+    if args.seed is not None:
+        config.seed = args.seed
+    if args.no_progress:
+        config.progress_bar = False
+    if not args.resume:
+        run_dir = Path(args.runs_dir) / run_name(config)
+    command = "python training/train.py " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
+    out = train(config, run_dir, resume=bool(args.resume), command=command)
+    print(f"\nrun folder: {out['run_dir']}")
+    print(f"saved policy: {run_dir / 'policy.safetensors'}")
+    for name, r in out["results"].items():
+        what = "team win rate" if name == "team" else f"win share in one seat vs {name} opponents"
+        print(f"{what}: {r}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,173 @@
+"""``SeatVecEnv``: many seat games in one process as an SB3 ``VecEnv``.
+
+Every step applies the learners' actions, then moves all opponents of all games together: each
+round, each opponent policy object acts once, with ``act_batch`` over every game where it is to
+move (one forward pass per opponent per round, not one per game). Finished games are reset in
+place (SB3 convention: the returned observation is the new game's; the last one is in
+``infos[i]["terminal_observation"]``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices
+
+from cahoots_envs.core.layout import OBS_DTYPE
+from cahoots_envs.policies.envinfo import env_info
+from cahoots_envs.training.seat_env import Opponents, TableMaker, make_pool
+from cahoots_envs.training.tables import Table, advance, encode, reseed
+
+
+class SeatVecEnv(VecEnv):
+    """``num_envs`` seat games sharing one opponent pool (see ``SeatEnv`` for the arguments);
+    ``reward_scale`` multiplies every reward (e.g. to bring ``reward_mode="points"`` to ~1)."""
+
+    def __init__(
+        self,
+        env_id: str,
+        num_envs: int,
+        options: Mapping[str, Any] | None = None,
+        opponents: Opponents = "random",
+        learner_seat: int | None = None,
+        team: bool = False,
+        seed: int | None = None,
+        reward_scale: float = 1.0,
+    ) -> None:
+        game_options = {k: v for k, v in dict(options or {}).items() if k != "render_mode"}
+        self.info = env_info(env_id, game_options)
+        self.env_id = self.info.env_id
+        self.options = self.info.options
+        self.maker = TableMaker(self.info, make_pool(env_id, game_options, opponents, seed),
+                                learner_seat, team)
+        low, high = self.info.layout.bounds()
+        self.render_mode = None
+        super().__init__(
+            num_envs,
+            spaces.Box(low=low, high=high, dtype=OBS_DTYPE),
+            spaces.Discrete(self.info.num_actions),
+        )
+        self.rng = np.random.default_rng(seed)
+        self.reward_scale = float(reward_scale)
+        self.tables: list[Table] = []
+        self._actions: np.ndarray | None = None
+        self._obs = np.zeros((num_envs, self.info.layout.size), OBS_DTYPE)
+        self._masks = np.zeros((num_envs, self.info.num_actions), bool)
+
+    @property
+    def pool(self) -> Any:
+        return self.maker.opponents
+
+    # ---- VecEnv -----------------------------------------------------------------------------
+    def reset(self) -> np.ndarray:
+        seed = self._seeds[0] if self._seeds and self._seeds[0] is not None else None
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+            for i, policy in enumerate(self.maker.all_policies()):
+                reseed(policy, seed * 7919 + i + 1)
+        self._reset_seeds()
+        self._reset_options()
+        self.tables = self._deal(self.num_envs)
+        for i, t in enumerate(self.tables):
+            encode(t.game, t.obs_seat, self._obs[i])
+        return self._obs.copy()
+
+    def _deal(self, count: int) -> list[Table]:
+        """``count`` fresh tables, each with its learner to move."""
+        tables = [self.maker.deal(self.rng) for _ in range(count)]
+        advance(tables, self.info)
+        for i, t in enumerate(tables):
+            while t.game.is_over:  # ended before the learner's first decision: deal again
+                t = self.maker.deal(self.rng)
+                advance([t], self.info)
+            tables[i] = t
+        return tables
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = np.asarray(actions)
+
+    def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
+        assert self._actions is not None, "step_async first"
+        n_actions = self.info.num_actions
+        for t, a in zip(self.tables, self._actions):
+            a = int(a)
+            if not 0 <= a < n_actions or a not in t.game.legal_actions():
+                g = t.game
+                raise ValueError(f"learner action {a} is illegal in phase {g.phase!r} "
+                                 "(pass the action masks to the learner)")
+            t.game.apply(a)
+            t.decisions += 1
+        advance(self.tables, self.info)
+        rewards = np.zeros(self.num_envs, np.float32)
+        dones = np.zeros(self.num_envs, bool)
+        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        finished = []
+        for i, t in enumerate(self.tables):
+            rewards[i] = t.collect() * self.reward_scale
+            if t.game.is_over:
+                dones[i] = True
+                finished.append(i)
+                terminal = np.zeros(self.info.layout.size, OBS_DTYPE)
+                encode(t.game, t.obs_seat, terminal)
+                infos[i] = {
+                    "terminal_observation": terminal,
+                    "learner_seat": t.learner,
+                    "outcome": float(t.game.outcome()[t.reward_seat]),
+                    "score": float(t.game.scores[t.reward_seat]),
+                    "is_success": t.won(),
+                    "opponents": [t.names[s] for s in range(len(t.names)) if s != t.learner],
+                    "TimeLimit.truncated": False,
+                }
+        if finished:
+            for i, t in zip(finished, self._deal(len(finished))):
+                self.tables[i] = t
+        for i, t in enumerate(self.tables):
+            encode(t.game, t.obs_seat, self._obs[i])
+        return self._obs.copy(), rewards, dones, infos
+
+    def action_masks(self) -> np.ndarray:
+        masks = self._masks
+        masks[:] = False
+        for i, t in enumerate(self.tables):
+            masks[i, t.game.legal_actions()] = True
+        return masks.copy()
+
+    def close(self) -> None:
+        pass
+
+    # ---- attribute access (sb3-contrib finds masks through env_method("action_masks")) -------
+    def _indices(self, indices: VecEnvIndices) -> list[int]:
+        if indices is None:
+            return list(range(self.num_envs))
+        if isinstance(indices, int):
+            return [indices]
+        return list(indices)
+
+    def has_attr(self, attr_name: str) -> bool:
+        return attr_name == "action_masks" or hasattr(self, attr_name)
+
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
+        return [getattr(self, attr_name) for _ in self._indices(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        setattr(self, attr_name, value)
+
+    def env_method(self, method_name: str, *method_args: Any, indices: VecEnvIndices = None,
+                   **method_kwargs: Any) -> list[Any]:
+        idx = self._indices(indices)
+        if method_name == "action_masks":
+            masks = self.action_masks()
+            return [masks[i] for i in idx]
+        method = getattr(self, method_name)
+        return [method(*method_args, **method_kwargs) for _ in idx]
+
+    def env_is_wrapped(self, wrapper_class: type[gym.Wrapper],
+                       indices: VecEnvIndices = None) -> list[bool]:
+        return [False for _ in self._indices(indices)]
+
+    def get_images(self) -> Sequence[np.ndarray | None]:
+        return [None] * self.num_envs

@@ -1,0 +1,297 @@
+"""Policies: the protocol, built-ins on every env, saved-policy round trips and every load error."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import cahoots_envs
+from cahoots_envs import IncompatiblePolicyError
+from cahoots_envs.policies import (
+    MLPPolicy,
+    Policy,
+    PolicyFileError,
+    RandomPolicy,
+    UntrustedPolicyError,
+    list_policies,
+    load_policy,
+    read_metadata,
+    safetensors_io,
+    save_policy,
+)
+from cahoots_envs.policies.envinfo import env_info
+from cahoots_envs.policies.loading import builtin_specs
+from cahoots_envs.policies.saved import METADATA_KEY
+
+ENVS = cahoots_envs.list_envs()
+BUILTIN_CASES = [(e, s) for e in ENVS for s in builtin_specs(e)]
+KC = "cahoots_envs/kansas_city-v0"
+
+
+def collect(env_id: str, policy: Policy, seed: int = 0, **options):
+    """Play one game with ``policy`` in every seat; return the observations and masks seen."""
+    env = cahoots_envs.make(env_id, **options)
+    env.reset(seed=seed)
+    observations, masks = [], []
+    for agent in env.agent_iter():
+        obs, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        action = policy.act(obs["observation"], obs["action_mask"])
+        assert isinstance(action, int)
+        assert obs["action_mask"][action] == 1, f"{policy} chose a masked-out action"
+        observations.append(obs["observation"])
+        masks.append(obs["action_mask"])
+        env.step(action)
+    return np.array(observations), np.array(masks)
+
+
+def random_mlp(env_id: str, hidden=(16,), seed: int = 0, **options) -> MLPPolicy:
+    info = env_info(env_id, options)
+    sizes = [info.layout.size, *hidden, info.num_actions]
+    rng = np.random.default_rng(seed)
+    weights = [(rng.normal(0, 0.3, (b, a)).astype(np.float32), rng.normal(0, 0.1, b).astype(np.float32))
+               for a, b in itertools.pairwise(sizes)]
+    return MLPPolicy(weights)
+
+
+# ---- protocol and built-ins ------------------------------------------------------------------
+def test_protocol_is_runtime_checkable() -> None:
+    assert isinstance(RandomPolicy(0), Policy)
+    assert isinstance(random_mlp(KC), Policy)
+    assert not isinstance(object(), Policy)
+
+
+@pytest.mark.parametrize("env_id,spec", BUILTIN_CASES, ids=[f"{e.split('/')[1]}-{s}" for e, s in BUILTIN_CASES])
+def test_builtin_plays_every_env(env_id: str, spec: str) -> None:
+    policy = load_policy(spec, env_id, seed=3)
+    assert isinstance(policy, Policy)
+    observations, masks = collect(env_id, policy)
+    actions = policy.act_batch(observations, masks)
+    assert actions.shape == (len(observations),)
+    assert masks[np.arange(len(masks)), actions].all(), "act_batch chose a masked-out action"
+
+
+def test_random_is_seeded_and_uniform() -> None:
+    masks = np.zeros((2000, 10), np.int8)
+    masks[:, [2, 5, 7]] = 1
+    obs = np.zeros((2000, 4), np.float32)
+    a = RandomPolicy(1).act_batch(obs, masks)
+    assert (a == RandomPolicy(1).act_batch(obs, masks)).all()
+    counts = np.bincount(a, minlength=10)
+    assert set(np.flatnonzero(counts)) == {2, 5, 7}
+    assert counts[[2, 5, 7]].min() > 550
+    assert RandomPolicy(2).act(obs[0], masks[0]) in (2, 5, 7)
+    with pytest.raises(ValueError, match="all-zero"):
+        RandomPolicy(0).act(obs[0], np.zeros(10, np.int8))
+
+
+def test_mlp_masks_and_samples() -> None:
+    policy = random_mlp(KC)
+    observations, masks = collect(KC, RandomPolicy(0))
+    greedy = policy.act_batch(observations, masks)
+    assert masks[np.arange(len(masks)), greedy].all()
+    sampler = MLPPolicy([(w.T, b) for w, b in policy.layers], deterministic=False, seed=4)
+    sampled = sampler.act_batch(observations, masks)
+    assert masks[np.arange(len(masks)), sampled].all()
+    assert (sampled != greedy).any()
+
+
+# ---- save / load -----------------------------------------------------------------------------
+def test_round_trip_gives_identical_actions(tmp_path: Path) -> None:
+    policy = random_mlp(KC, hidden=(32, 16))
+    meta = save_policy(policy, tmp_path / "p.safetensors", KC, training={"seed": 5},
+                       evaluation={"random": {"win_rate": 0.5}}, name="test")
+    for key in ("env_id", "env_version", "game_options", "layout_fingerprint", "num_actions",
+                "observation_size", "architecture", "training", "evaluation", "package_version"):
+        assert key in meta
+    assert meta["package_version"] == cahoots_envs.__version__
+    assert json.loads((tmp_path / "p.json").read_text()) == meta
+    loaded = load_policy(str(tmp_path / "p.safetensors"), KC)
+    assert loaded.metadata == meta
+    observations, masks = collect(KC, RandomPolicy(1))
+    assert (loaded.act_batch(observations, masks) == policy.act_batch(observations, masks)).all()
+    # the .json path, the folder (policy.safetensors) and env_id=None all load the same policy
+    assert load_policy(str(tmp_path / "p.json"), KC).act(observations[0], masks[0]) == policy.act(
+        observations[0], masks[0])
+    save_policy(policy, tmp_path / "run" / "policy", KC)
+    assert isinstance(load_policy(str(tmp_path / "run"), None), MLPPolicy)
+
+
+def test_format_is_standard_safetensors(tmp_path: Path) -> None:
+    st = pytest.importorskip("safetensors.numpy")
+    policy = random_mlp(KC)
+    save_policy(policy, tmp_path / "p.safetensors", KC)
+    tensors = st.load_file(str(tmp_path / "p.safetensors"))
+    assert set(tensors) == {"layers.0.weight", "layers.0.bias", "layers.1.weight", "layers.1.bias"}
+    # and a file written by the library reads back here
+    st.save_file({"a": np.arange(6, dtype=np.float32).reshape(2, 3)}, str(tmp_path / "lib.safetensors"),
+                 metadata={"k": "v"})
+    tensors, meta = safetensors_io.read(tmp_path / "lib.safetensors")
+    assert meta == {"k": "v"} and tensors["a"].tolist() == [[0, 1, 2], [3, 4, 5]]
+
+
+def _rewrite_metadata(src: Path, dst: Path, **changes) -> None:
+    tensors, raw = safetensors_io.read(src)
+    meta = json.loads(raw[METADATA_KEY])
+    meta.update(changes)
+    safetensors_io.write(dst, tensors, {METADATA_KEY: json.dumps(meta)})
+
+
+@pytest.fixture
+def saved(tmp_path: Path) -> Path:
+    path = tmp_path / "p.safetensors"
+    save_policy(random_mlp(KC), path, KC)
+    return path
+
+
+def test_wrong_env_is_refused(saved: Path) -> None:
+    other = next((e for e in ENVS if e != KC), None)
+    if other is not None:
+        with pytest.raises(IncompatiblePolicyError, match="trained on cahoots_envs/kansas_city-v0"):
+            load_policy(str(saved), other)
+    with pytest.raises(IncompatiblePolicyError, match="num_players=4 in the policy but num_players=5"):
+        load_policy(str(saved), KC, {"num_players": 5})
+    with pytest.raises(IncompatiblePolicyError, match="option hands"):
+        load_policy(str(saved), KC, {"hands": 2})
+    # reward and render mode do not change what a seat sees or may do
+    load_policy(str(saved), KC, {"reward_mode": "points"})
+
+
+def test_wrong_fingerprint_version_and_action_count(saved: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "fp.safetensors"
+    _rewrite_metadata(saved, bad, layout_fingerprint="0123456789abcdef")
+    with pytest.raises(IncompatiblePolicyError, match="layout fingerprint 0123456789abcdef"):
+        load_policy(str(bad), KC)
+    _rewrite_metadata(saved, bad, num_actions=99)
+    with pytest.raises(IncompatiblePolicyError, match="action count 99 != 485"):
+        load_policy(str(bad), KC)
+    _rewrite_metadata(saved, bad, env_version=7)
+    with pytest.raises(IncompatiblePolicyError, match="env version 7"):
+        load_policy(str(bad), KC)
+    _rewrite_metadata(saved, bad, architecture={"type": "mlp", "layer_sizes": [711, 8, 485],
+                                                "activation": "tanh"})
+    with pytest.raises(PolicyFileError, match="do not match the declared"):
+        load_policy(str(bad), KC)
+
+
+def test_network_of_the_wrong_size_cannot_be_saved(tmp_path: Path) -> None:
+    with pytest.raises(IncompatiblePolicyError, match="485 actions"):
+        save_policy(MLPPolicy([(np.zeros((3, 711), np.float32), np.zeros(3, np.float32))]),
+                    tmp_path / "x", KC)
+
+
+@pytest.mark.parametrize("cut", [0, 5, 40, -10])
+def test_corrupt_or_truncated_file(saved: Path, tmp_path: Path, cut: int) -> None:
+    data = saved.read_bytes()
+    bad = tmp_path / "bad.safetensors"
+    bad.write_bytes(data[:cut])
+    with pytest.raises(PolicyFileError, match="not a valid safetensors file|truncated"):
+        load_policy(str(bad), KC)
+
+
+def test_garbage_and_foreign_files(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.safetensors"
+    junk.write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00{not json at all")
+    with pytest.raises(PolicyFileError, match="not JSON"):
+        load_policy(str(junk), KC)
+    plain = tmp_path / "plain.safetensors"
+    safetensors_io.write(plain, {"w": np.zeros(2, np.float32)}, {})
+    with pytest.raises(PolicyFileError, match="without cahoots policy metadata"):
+        load_policy(str(plain), KC)
+    with pytest.raises(ValueError, match="not 'random', 'heuristic'"):
+        load_policy(str(tmp_path / "missing.safetensors"), KC)
+    with pytest.raises(ValueError, match="no zoo policy 'nope'"):
+        load_policy("zoo:nope", KC)
+
+
+def test_pickles_are_refused(tmp_path: Path) -> None:
+    evil = tmp_path / "evil.safetensors"
+    evil.write_bytes(pickle.dumps({"layers": [1, 2, 3]}))
+    with pytest.raises(UntrustedPolicyError, match="pickle"):
+        load_policy(str(evil), KC)
+    torch = pytest.importorskip("torch")
+    pt = tmp_path / "model.pt"
+    torch.save({"w": torch.zeros(3)}, pt)
+    with pytest.raises(UntrustedPolicyError, match="torch.save archive"):
+        load_policy(str(pt), KC)
+
+
+def test_sb3_zip_needs_trusted_and_matches_the_export(tmp_path: Path) -> None:
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+
+    from cahoots_envs.policies.saved import export_sb3_zip
+    from cahoots_envs.training import SeatEnv
+
+    env = SeatEnv(KC, opponents="random", seed=0)
+    model = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=16, seed=0,
+                        policy_kwargs={"net_arch": [16]}, device="cpu")
+    mlp = MLPPolicy.from_sb3(model.policy)
+    meta = save_policy(mlp, tmp_path / "p.safetensors", KC)
+    export_sb3_zip(model, tmp_path / "p_sb3.zip", meta)
+    with pytest.raises(UntrustedPolicyError, match="trusted=True"):
+        load_policy(str(tmp_path / "p_sb3.zip"), KC)
+    sb3 = load_policy(str(tmp_path / "p_sb3.zip"), KC, trusted=True)
+    observations, masks = collect(KC, RandomPolicy(2))
+    expected, _ = model.predict(observations, action_masks=masks > 0, deterministic=True)
+    assert (sb3.act_batch(observations, masks) == expected).all()
+    # the numpy network is the same actor as SB3's greedy policy
+    assert (mlp.act_batch(observations, masks) == expected).all()
+    with pytest.raises(IncompatiblePolicyError):
+        load_policy(str(tmp_path / "p_sb3.zip"), KC, {"num_players": 5}, trusted=True)
+
+
+# ---- load_policy specs and the zoo -------------------------------------------------------------
+def test_specs() -> None:
+    assert isinstance(cahoots_envs.load_policy("random", KC, seed=1), RandomPolicy)
+    assert isinstance(cahoots_envs.load_policy("random"), RandomPolicy)
+    with pytest.raises(ValueError, match="needs the env_id"):
+        load_policy("heuristic")
+    assert cahoots_envs.list_policies() == list_policies()
+
+
+ZOO = list_policies()
+
+
+@pytest.mark.parametrize("entry", ZOO, ids=[e["name"] for e in ZOO])
+def test_zoo_policies_load_and_play(entry: dict) -> None:
+    for key in ("env_id", "game_options", "layout_fingerprint", "training", "evaluation", "spec"):
+        assert key in entry
+    assert "command" in entry["training"]
+    policy = load_policy(entry["spec"], entry["env_id"], entry["game_options"], seed=0)
+    collect(entry["env_id"], policy, **entry["game_options"])
+    assert (Path(cahoots_envs.__file__).parent / "policies" / "zoo" /
+            f"{entry['name']}.safetensors").stat().st_size < 2_000_000
+
+
+def test_every_game_has_its_zoo_policy() -> None:
+    names = {e["name"] for e in ZOO}
+    missing = [e for e in ENVS if e.split("/")[1].split("-v")[0] not in names]
+    if missing:
+        pytest.skip(f"zoo policies still missing for {missing}")
+    for e in ENVS:
+        game = e.split("/")[1].split("-v")[0]
+        load_policy(f"zoo:{game}", e)
+
+
+def test_saved_policies_load_without_torch(saved: Path) -> None:
+    code = (
+        "import sys; sys.modules['torch'] = None; sys.modules['stable_baselines3'] = None\n"
+        "import cahoots_envs, numpy as np\n"
+        f"p = cahoots_envs.load_policy({str(saved)!r}, 'kansas_city-v0')\n"
+        "env = cahoots_envs.make('kansas_city-v0'); env.reset(seed=0)\n"
+        "o = env.observe(env.agent_selection)\n"
+        "print(p.act(o['observation'], o['action_mask']))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
+    assert out.returncode == 0, out.stderr
+    assert read_metadata(saved)["env_id"] == KC

@@ -1,0 +1,116 @@
+"""Training: typed configs, the shipped configs, and train.py smoke runs on every game."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import cahoots_envs
+from cahoots_envs.policies.envinfo import env_info
+
+pytest.importorskip("sb3_contrib")
+yaml = pytest.importorskip("yaml")
+
+from cahoots_envs.training.config import ConfigError, TrainConfig, from_dict, load_config
+
+ROOT = Path(__file__).resolve().parent.parent
+ENVS = cahoots_envs.list_envs()
+
+
+def game_of(env_id: str) -> str:
+    return env_id.split("/")[1].split("-v")[0]
+
+
+@pytest.mark.parametrize(
+    "data,message",
+    [
+        ({"env_id": "kansas_city-v0", "ppo": {"n_stepz": 3}}, "unknown config key ppo.n_stepz"),
+        ({"env_id": "kansas_city-v0", "seeed": 1}, "unknown config key seeed"),
+        ({"env_id": "kansas_city-v0", "ppo": {"n_steps": "3"}}, "ppo.n_steps: expected an int"),
+        ({"env_id": "kansas_city-v0", "ppo": {"net_arch": [64, 1.5]}}, r"ppo.net_arch\[1\]"),
+        ({"env_id": "kansas_city-v0", "team": "yes"}, "team: expected true or false"),
+        ({"env_id": "kansas_city-v0", "pool": {"policies": {"zoo:x": "big"}}}, "pool.policies.zoo:x"),
+        ({"env_id": "kansas_city-v0", "pool": 3}, "pool: expected a mapping"),
+        ({"ppo": {}}, "missing config key env_id"),
+    ],
+)
+def test_config_errors_name_the_key(data: dict, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        from_dict(TrainConfig, data)
+
+
+def test_config_types_and_values(tmp_path: Path) -> None:
+    config = from_dict(TrainConfig, {"env_id": "x", "ppo": {"learning_rate": 1}, "learner_seat": 2})
+    assert config.ppo.learning_rate == 1.0 and isinstance(config.ppo.learning_rate, float)
+    assert config.learner_seat == 2
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("env_id: kansas_city-v0\nn_envs: 0\n")
+    with pytest.raises(ConfigError, match="n_envs must be positive"):
+        load_config(bad)
+    bad.write_text("- a list\n")
+    with pytest.raises(ConfigError, match="mapping"):
+        load_config(bad)
+
+
+@pytest.mark.parametrize("env_id", ENVS)
+def test_each_game_has_a_valid_config(env_id: str) -> None:
+    path = ROOT / "configs" / f"{game_of(env_id)}.yaml"
+    if not path.is_file():
+        pytest.skip(f"no config for {env_id} yet")
+    config = load_config(path)
+    info = env_info(config.env_id, config.env_options)
+    assert info.env_id == env_id
+    # default player count
+    assert info.options["num_players"] == info.game_cls.DEFAULT_PLAYERS
+    assert config.team == info.game_cls.COOPERATIVE
+
+
+def tiny_config(env_id: str, tmp_path: Path) -> Path:
+    team = env_info(env_id).game_cls.COOPERATIVE
+    data = {
+        "env_id": env_id, "seed": 1, "total_timesteps": 256, "n_envs": 4, "team": team,
+        "checkpoint_every": 128, "progress_bar": False,
+        "ppo": {"n_steps": 32, "batch_size": 64, "n_epochs": 1, "net_arch": [16]},
+        "pool": {"snapshot_every": 64, "latest": 1.0},
+        "eval": {"every": 128, "games": 4, "final_games": 4},
+    }
+    path = tmp_path / f"{game_of(env_id)}.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def run_train(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "training" / "train.py"), *args],
+                          capture_output=True, text=True, timeout=300, cwd=cwd, check=False)
+
+
+@pytest.mark.parametrize("env_id", ENVS)
+def test_train_script_smoke(env_id: str, tmp_path: Path) -> None:
+    config = tiny_config(env_id, tmp_path)
+    out = run_train("--config", str(config), "--runs-dir", str(tmp_path / "runs"), cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-3000:]
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    assert run_dir.name.startswith(f"{env_id.split('/')[1]}__maskableppo__1__")
+    for name in ("config.yaml", "progress.csv", "eval.csv", "learning_curve.png", "policy.safetensors",
+                 "policy.json", "policy_sb3.zip", "checkpoints/model.zip", "checkpoints/state.json"):
+        assert (run_dir / name).is_file(), name
+    assert list(run_dir.glob("events.out.tfevents.*")), "no TensorBoard log"
+    meta = json.loads((run_dir / "policy.json").read_text())
+    assert meta["training"]["config"]["seed"] == 1 and meta["evaluation"]
+    policy = cahoots_envs.load_policy(str(run_dir / "policy.safetensors"), env_id)
+    assert policy.metadata["env_id"] == env_id
+    assert "win" in out.stdout
+    if env_id == ENVS[0]:
+        # --resume continues from the checkpoint up to a larger budget
+        cfg = yaml.safe_load((run_dir / "config.yaml").read_text())
+        cfg["total_timesteps"] = 512
+        (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg))
+        again = run_train("--resume", str(run_dir), cwd=tmp_path)
+        assert again.returncode == 0, again.stderr[-3000:]
+        assert "resuming" in again.stdout
+        state = json.loads((run_dir / "checkpoints" / "state.json").read_text())
+        assert state["timesteps"] >= 512
