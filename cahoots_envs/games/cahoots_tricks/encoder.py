@@ -17,7 +17,9 @@ import numpy as np
 
 from cahoots_envs.core.layout import Layout, Segment
 from cahoots_envs.games.cahoots_tricks.rules import (
+    EVEN_BITS,
     HAND_SIZE,
+    IDENTITY_MASKS,
     NUM_TYPES,
     PHASE_KEEP_KILL,
     PHASES,
@@ -39,12 +41,29 @@ GAME_POINTS = {False: 44.0, True: 288.0}  # points handed out in a game: cards /
 
 @cache
 def build_layout(n: int) -> Layout:
+    # the count-by-card blocks come first and in this order: encode() writes them in two slices
     return Layout(
         ENV_ID,
         (
             Segment("hand", NUM_TYPES, f"own hand, {CARD_DOC}", high=2),
-            Segment("identities", n * NUM_SUITS, "suits on each identity card (S H D C U R), "
-                    "rows: you, then the others clockwise", shape=(n, NUM_SUITS)),
+            Segment("trick_pool", NUM_TYPES, f"trick cards not yet picked in keep/kill, {CARD_DOC}",
+                    high=2),
+            Segment("point_pool", NUM_TYPES, f"point cards still to draft (face-value draft), "
+                    f"{CARD_DOC}", high=2),
+            Segment("killed", NUM_TYPES, f"cards killed this game, {CARD_DOC}", high=2),
+            Segment("reserve_drawn", NUM_TYPES, "reserve cards added to point cards "
+                    "(3 players)", high=1),
+            Segment("unseen", NUM_TYPES, "cards in the other hands that you cannot see "
+                    "(not known from keeps)", high=2),
+            Segment("known_hands", n * NUM_TYPES, "cards each relative seat kept and has not "
+                    "played since: publicly known to be in its hand; rows: you, then the others "
+                    "clockwise", high=2, shape=(n, NUM_TYPES)),
+            Segment("played", NUM_TYPES, "times each card was played this game (kept cards "
+                    "can be played again)", high=2 * TRICKS),
+            Segment("kept", n * NUM_TYPES, "times each relative seat kept each card this game",
+                    high=TRICKS, shape=(n, NUM_TYPES)),
+            Segment("identities", n * NUM_SUITS, "suits on each relative seat's identity card "
+                    "(S H D C U R)", shape=(n, NUM_SUITS)),
             Segment("trick_plays", n * 2 * NUM_TYPES, "current trick: per relative seat, the card "
                     "it played in lap 1 and in lap 2 (one-hot by card)", shape=(n, 2, NUM_TYPES)),
             Segment("suit_totals", NUM_SUITS, "running total of each suit in the trick / 48"),
@@ -52,23 +71,8 @@ def build_layout(n: int) -> Layout:
                     "winning suits once the trick is played out)"),
             Segment("scoring_winners", n, "relative seats with the most winning suits on their "
                     "identity card: who would score if the trick ended now"),
-            Segment("trick_pool", NUM_TYPES, f"trick cards not yet picked in keep/kill, {CARD_DOC}",
-                    high=2),
             Segment("trick_picks", n * 2 * NUM_TYPES, "this trick's keep/kill picks (public): per "
                     "relative seat, the card kept and the card killed", shape=(n, 2, NUM_TYPES)),
-            Segment("point_pool", NUM_TYPES, f"point cards still to draft (face-value draft), "
-                    f"{CARD_DOC}", high=2),
-            Segment("played", NUM_TYPES, "times each card was played this game (kept cards "
-                    "can be played again)", high=2 * TRICKS),
-            Segment("killed", NUM_TYPES, f"cards killed this game, {CARD_DOC}", high=2),
-            Segment("reserve_drawn", NUM_TYPES, "reserve cards added to point cards "
-                    "(3 players)", high=1),
-            Segment("kept", n * NUM_TYPES, "times each relative seat kept each card this game",
-                    high=TRICKS, shape=(n, NUM_TYPES)),
-            Segment("known_hands", n * NUM_TYPES, "cards each relative seat kept and has not "
-                    "played since: publicly known to be in its hand", high=2, shape=(n, NUM_TYPES)),
-            Segment("unseen", NUM_TYPES, "cards in the other hands that you cannot see "
-                    "(not known from keeps)", high=2),
             Segment("hand_sizes", n, "cards in hand per relative seat / 12"),
             Segment("scores", n, "score per relative seat / the game's points "
                     "(44; 288 with face value)"),
@@ -83,50 +87,64 @@ def build_layout(n: int) -> Layout:
 
 @cache
 def _offsets(n: int) -> dict[str, int]:
-    return dict(build_layout(n).offsets)
+    offsets = dict(build_layout(n).offsets)
+    # encode() writes hand .. known_hands and played .. kept as two contiguous slices
+    assert offsets["known_hands"] == 6 * NUM_TYPES and offsets["kept"] == offsets["played"] + NUM_TYPES
+    return offsets
 
 
-def _add_counts(out: np.ndarray, offset: int, zone: int, sign: float = 1.0) -> None:
-    while zone:
-        low = zone & -zone
-        out[offset + ((low.bit_length() - 1) >> 1)] += sign
-        zone ^= low
+# byte -> its four 2-bit fields as numbers (a zone's per-type counts in binary, see _binary)
+FIELDS_OF_BYTE = np.array(
+    [[(b >> (2 * k)) & 3 for k in range(4)] for b in range(256)], np.float32
+)
+
+
+def _binary(zone: int) -> int:
+    """Each type's 2-bit field as a binary count 0..2 (zones hold counts in unary)."""
+    return (zone & EVEN_BITS) + ((zone >> 1) & EVEN_BITS)
+
+
+@cache
+def _identity_rows(identities: tuple[int, ...], seat: int) -> np.ndarray:
+    n = len(identities)
+    rows = np.zeros((n, NUM_SUITS), np.float32)
+    for rel in range(n):
+        mask = IDENTITY_MASKS[identities[(seat + rel) % n]]
+        for k in range(NUM_SUITS):
+            rows[rel, k] = mask >> k & 1
+    return rows.ravel()
 
 
 def encode(game: CahootsTricks, seat: int, out: np.ndarray) -> None:
     n = game.num_players
     o = _offsets(n)
-    _add_counts(out, o["hand"], game.hands[seat])
-    ident, kept, known, sizes, scores = (
-        o["identities"], o["kept"], o["known_hands"], o["hand_sizes"], o["scores"]
+    order = [(seat + rel) % n for rel in range(n)]
+    # the count blocks hand .. known_hands: per-type binary counts, converted in one go; the
+    # unseen cards are the other hands less what is known of them (no field ever borrows)
+    known = [_binary(game.known[s]) for s in order]
+    unseen = sum(_binary(game.hands[s]) for s in order[1:]) - sum(known[1:])
+    zones = [_binary(game.hands[seat]), _binary(game.trick_pool), _binary(game.point_pool),
+             _binary(game.killed), _binary(game.reserve_drawn), unseen] + known
+    raw = np.frombuffer(b"".join(z.to_bytes(8, "little") for z in zones), np.uint8)
+    counts = FIELDS_OF_BYTE[raw].reshape(len(zones), 32)[:, :NUM_TYPES]
+    out[: len(zones) * NUM_TYPES] = counts.ravel()
+    # played and kept tallies: one byte per type each
+    tallies = [game.played_tally] + [game.kept_tally[s] for s in order]
+    start = o["played"]
+    out[start : start + (n + 1) * NUM_TYPES] = np.frombuffer(
+        b"".join(t.to_bytes(NUM_TYPES, "little") for t in tallies), np.uint8
     )
-    unseen = o["unseen"]
+    out[o["identities"] : o["identities"] + n * NUM_SUITS] = _identity_rows(tuple(game.identities), seat)
+    out[o["hand_sizes"] : o["hand_sizes"] + n] = [game.hands[s].bit_count() / HAND_SIZE for s in order]
     scale = GAME_POINTS[game.face_value]
-    for rel in range(n):
-        s = (seat + rel) % n
-        suits = game.identity_suits[s]
-        for k in range(NUM_SUITS):
-            if suits >> k & 1:
-                out[ident + rel * NUM_SUITS + k] = 1
-        row = game.kept_count[s]
-        base = kept + rel * NUM_TYPES
-        for t in range(NUM_TYPES):
-            if row[t]:
-                out[base + t] = row[t]
-        _add_counts(out, known + rel * NUM_TYPES, game.known[s])
-        out[sizes + rel] = game.hands[s].bit_count() / HAND_SIZE
-        out[scores + rel] = game.scores[s] / scale
-        if rel:
-            _add_counts(out, unseen, game.hands[s])
-            _add_counts(out, unseen, game.known[s], -1.0)
+    out[o["scores"] : o["scores"] + n] = [game.scores[s] / scale for s in order]
     if game.trick:
         tp = o["trick_plays"]
         for i, (s, t) in enumerate(game.trick):
             lap = 0 if i < n else 1
             out[tp + ((s - seat) % n * 2 + lap) * NUM_TYPES + t] = 1
         st = o["suit_totals"]
-        for k in range(NUM_SUITS):
-            out[st + k] = game.suit_totals[k] / SUIT_TOTAL_SCALE
+        out[st : st + NUM_SUITS] = [total / SUIT_TOTAL_SCALE for total in game.suit_totals]
         if game.phase == PHASE_KEEP_KILL or game.winners:
             won, winners = game.winning_suits, game.winners
         else:
@@ -136,21 +154,12 @@ def encode(game: CahootsTricks, seat: int, out: np.ndarray) -> None:
                 out[o["winning_suits"] + k] = 1
         for w in winners:
             out[o["scoring_winners"] + (w - seat) % n] = 1
-    _add_counts(out, o["trick_pool"], game.trick_pool)
     picks = o["trick_picks"]
-    for s in range(n):
-        rel = (s - seat) % n
+    for rel, s in enumerate(order):
         if game.kept_now[s] >= 0:
             out[picks + rel * 2 * NUM_TYPES + game.kept_now[s]] = 1
         if game.killed_now[s] >= 0:
             out[picks + (rel * 2 + 1) * NUM_TYPES + game.killed_now[s]] = 1
-    _add_counts(out, o["point_pool"], game.point_pool)
-    played = o["played"]
-    for t in range(NUM_TYPES):
-        if game.played_count[t]:
-            out[played + t] = game.played_count[t]
-    _add_counts(out, o["killed"], game.killed)
-    _add_counts(out, o["reserve_drawn"], game.reserve_drawn)
     out[o["trick_number"] + game.trick_number - 1] = 1
     out[o["start_player"] + (game.start_player - seat) % n] = 1
     out[o["phase"] + PHASES.index(game.phase)] = 1

@@ -72,20 +72,20 @@ blocks have one row less and later indices shift).
 | index | name | shape | range | meaning |
 |---|---|---|---|---|
 | 0–29 | `hand` | 30 | 0–2 | own hand, count per card, index `suit*5 + value-4`, suits S H D C U R |
-| 30–53 | `identities` | 4×6 | 0–1 | suits on each identity card (S H D C U R), rows: you, then the others clockwise |
-| 54–293 | `trick_plays` | 4×2×30 | 0–1 | current trick: per relative seat, the card it played in lap 1 and in lap 2 (one-hot by card) |
-| 294–299 | `suit_totals` | 6 | 0–1 | running total of each suit in the trick / 48 |
-| 300–305 | `winning_suits` | 6 | 0–1 | suits with the highest total so far (the winning suits once the trick is played out) |
-| 306–309 | `scoring_winners` | 4 | 0–1 | relative seats with the most winning suits on their identity card: who would score if the trick ended now |
-| 310–339 | `trick_pool` | 30 | 0–2 | trick cards not yet picked in keep/kill, count per card, index `suit*5 + value-4`, suits S H D C U R |
-| 340–579 | `trick_picks` | 4×2×30 | 0–1 | this trick's keep/kill picks (public): per relative seat, the card kept and the card killed |
-| 580–609 | `point_pool` | 30 | 0–2 | point cards still to draft (face-value draft), count per card, index `suit*5 + value-4`, suits S H D C U R |
-| 610–639 | `played` | 30 | 0–22 | times each card was played this game (kept cards can be played again) |
-| 640–669 | `killed` | 30 | 0–2 | cards killed this game, count per card, index `suit*5 + value-4`, suits S H D C U R |
-| 670–699 | `reserve_drawn` | 30 | 0–1 | reserve cards added to point cards (3 players) |
-| 700–819 | `kept` | 4×30 | 0–11 | times each relative seat kept each card this game |
-| 820–939 | `known_hands` | 4×30 | 0–2 | cards each relative seat kept and has not played since: publicly known to be in its hand |
-| 940–969 | `unseen` | 30 | 0–2 | cards in the other hands that you cannot see (not known from keeps) |
+| 30–59 | `trick_pool` | 30 | 0–2 | trick cards not yet picked in keep/kill, count per card, index `suit*5 + value-4`, suits S H D C U R |
+| 60–89 | `point_pool` | 30 | 0–2 | point cards still to draft (face-value draft), count per card, index `suit*5 + value-4`, suits S H D C U R |
+| 90–119 | `killed` | 30 | 0–2 | cards killed this game, count per card, index `suit*5 + value-4`, suits S H D C U R |
+| 120–149 | `reserve_drawn` | 30 | 0–1 | reserve cards added to point cards (3 players) |
+| 150–179 | `unseen` | 30 | 0–2 | cards in the other hands that you cannot see (not known from keeps) |
+| 180–299 | `known_hands` | 4×30 | 0–2 | cards each relative seat kept and has not played since: publicly known to be in its hand; rows: you, then the others clockwise |
+| 300–329 | `played` | 30 | 0–22 | times each card was played this game (kept cards can be played again) |
+| 330–449 | `kept` | 4×30 | 0–11 | times each relative seat kept each card this game |
+| 450–473 | `identities` | 4×6 | 0–1 | suits on each relative seat's identity card (S H D C U R) |
+| 474–713 | `trick_plays` | 4×2×30 | 0–1 | current trick: per relative seat, the card it played in lap 1 and in lap 2 (one-hot by card) |
+| 714–719 | `suit_totals` | 6 | 0–1 | running total of each suit in the trick / 48 |
+| 720–725 | `winning_suits` | 6 | 0–1 | suits with the highest total so far (the winning suits once the trick is played out) |
+| 726–729 | `scoring_winners` | 4 | 0–1 | relative seats with the most winning suits on their identity card: who would score if the trick ended now |
+| 730–969 | `trick_picks` | 4×2×30 | 0–1 | this trick's keep/kill picks (public): per relative seat, the card kept and the card killed |
 | 970–973 | `hand_sizes` | 4 | 0–1 | cards in hand per relative seat / 12 |
 | 974–977 | `scores` | 4 | 0–1 | score per relative seat / the game's points (44; 288 with face value) |
 | 978–988 | `trick_number` | 11 | 0–1 | the current trick, 1–11 (one-hot) |

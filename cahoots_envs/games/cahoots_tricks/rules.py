@@ -204,8 +204,9 @@ class CahootsTricks(Game):
         self.points_thirds = [0] * n  # exact scores, in thirds of a point (three_way_split='even')
         self.point_cards = [0] * n
         self.known = [0] * n  # cards each hand is publicly known to hold (kept, not played since)
-        self.kept_count = [[0] * NUM_TYPES for _ in range(n)]
-        self.played_count = [0] * NUM_TYPES
+        # times each card was kept by each seat / played, one byte per type (for the encoder)
+        self.kept_tally = [0] * n
+        self.played_tally = 0
         self.killed = 0  # every card killed this game (they are point cards now)
         self.reserve_drawn = 0  # reserve cards added to point cards (revealed)
         self.discard = 0  # the kept cards of the last trick (§2.4)
@@ -410,7 +411,7 @@ class CahootsTricks(Game):
             self.known[seat] = remove_card(self.known[seat], t)
         self.trick.append((seat, t))
         self.suit_totals[TYPE_SUIT[t]] += TYPE_VALUE[t]
-        self.played_count[t] += 1
+        self.played_tally += 1 << (8 * t)
         self.trick_pool = add_card(self.trick_pool, t)
 
     def resolve(self) -> None:
@@ -437,7 +438,7 @@ class CahootsTricks(Game):
         last_trick = any(self.hands[s] == 0 for s in range(n))
         for seat in range(n):
             t = self.kept_now[seat]
-            self.kept_count[seat][t] += 1
+            self.kept_tally[seat] += 1 << (8 * t)
             if last_trick:
                 self.discard = add_card(self.discard, t)  # §2.4: the last kept cards are discarded
             else:
@@ -535,11 +536,10 @@ class CahootsTricks(Game):
     def clone(self) -> CahootsTricks:
         twin = object.__new__(CahootsTricks)
         twin.__dict__.update(self.__dict__)
-        for name in ("scores", "points_thirds", "point_cards", "known", "played_count", "hands",
+        for name in ("scores", "points_thirds", "point_cards", "known", "kept_tally", "hands",
                      "reserve", "identities", "identity_suits", "trick", "suit_totals",
                      "kept_now", "killed_now", "kill_order", "winners", "draft_order"):
             setattr(twin, name, list(getattr(self, name)))
-        twin.kept_count = [list(k) for k in self.kept_count]
         twin.rng = np.random.Generator(type(self.rng.bit_generator)())
         twin.rng.bit_generator.state = self.rng.bit_generator.state
         return twin
