@@ -64,59 +64,79 @@ def build_layout(n: int) -> Layout:
 
 @cache
 def _offsets(n: int) -> dict[str, int]:
-    return dict(build_layout(n).offsets)
-
-
-def _write_counts(out: np.ndarray, offset: int, cards: int) -> None:
-    """Add 1 at ``offset + face`` for every card id in the set (two copies count 2)."""
-    while cards:
-        low = cards & -cards
-        out[offset + ((low.bit_length() - 1) >> 1)] += 1
-        cards ^= low
+    o = dict(build_layout(n).offsets)
+    # encode() writes these neighbours as one slice each
+    for a, b, gap in [("hand", "stakes", FACES), ("played", "seen", FACES),
+                      ("stake_points", "draw_pile_size", n), ("tricks_won", "scores", n),
+                      ("scores", "target_score", n)]:
+        if o[b] - o[a] != gap:
+            raise AssertionError(f"layout: {b} must follow {a}")
+    return o
 
 
 def encode(game: TexasEuchre, seat: int, out: np.ndarray) -> None:
+    """The 0/1 entries and the card sets are ORed into one int and unpacked at once (one C-level
+    pass instead of hundreds of numpy item assignments); the few scalars are written as slices."""
     n = game.num_players
     o = _offsets(n)
-    _write_counts(out, o["hand"], game.hands[seat])
-    st, sp, ft, tw, sc = o["stakes"], o["stake_points"], o["first_turn_done"], o["tricks_won"], o["scores"]
-    target = game.target_score
-    public = game.played
-    for rel in range(n):
-        s = (seat + rel) % n
-        stake = game.stakes[s]
-        public |= stake
-        _write_counts(out, st + rel * FACES, stake)
-        out[sp + rel] = game.stake_points[s] / 100.0
-        if game.had_first_turn >> s & 1:
-            out[ft + rel] = 1
-        out[tw + rel] = game.tricks_won[s]
-        out[sc + rel] = min(game.scores[s] / target, SCORE_CLIP)
-    out[o["draw_pile_size"]] = len(game.draw_pile) / 100.0
-    out[o["draw_turns"]] = game.draw_turns / TURN_SCALE
+    order = [(seat + rel) % n for rel in range(n)]
+    field = 0
     if game.thrower >= 0:
-        out[o["thrower"] + (game.thrower - seat) % n] = 1
-        out[o["throw_turn"]] = game.throw_turn / TURN_SCALE
-        if game.final_lap_left:
-            fl = o["final_lap_due"]
-            # the final lap runs clockwise from the thrower's left and ends at the seat to move
-            cp = game.current_player
-            for k in range(game.final_lap_left):
-                out[fl + (cp + k - seat) % n] = 1
-    out[o["dealer"] + (game.dealer - seat) % n] = 1
+        field |= 1 << (o["thrower"] + (game.thrower - seat) % n)
+        # the final lap runs clockwise from the thrower's left and ends at the seat to move
+        fl, cp = o["final_lap_due"], game.current_player
+        for k in range(game.final_lap_left):
+            field |= 1 << (fl + (cp + k - seat) % n)
+    ft = o["first_turn_done"]
+    for rel, s in enumerate(order):
+        if game.had_first_turn >> s & 1:
+            field |= 1 << (ft + rel)
+    field |= 1 << (o["dealer"] + (game.dealer - seat) % n)
     if not game.is_over:
-        out[o["phase"] + PHASES.index(game.phase)] = 1
-        out[o["to_move"] + (game.current_player - seat) % n] = 1
+        field |= 1 << (o["phase"] + PHASES.index(game.phase))
+        field |= 1 << (o["to_move"] + (game.current_player - seat) % n)
     if game.trick:
         t = o["trick"]
         for s, card in game.trick:
-            out[t + ((s - seat) % n) * FACES + (card >> 1)] = 1
-        out[o["trick_leader"] + (game.trick[0][0] - seat) % n] = 1
-    _write_counts(out, o["played"], game.played)
-    _write_counts(out, o["seen"], public)
-    out[o["target_score"]] = min(target / 1000.0, 10.0)
+            field |= 1 << (t + ((s - seat) % n) * FACES + (card >> 1))
+        field |= 1 << (o["trick_leader"] + (game.trick[0][0] - seat) % n)
     if game.reverse:
-        out[o["reverse"]] = 1
+        field |= 1 << o["reverse"]
+    # the card sets follow the 0/1 field as card-id bits (two per face), so one unpack does
+    # all: hand and stakes are adjacent segments, as are played and seen
+    size = out.shape[0]
+    width = 2 * FACES
+    stakes = game.stakes
+    cards = game.hands[seat]
+    public = game.played
+    for rel, s in enumerate(order):
+        cards |= stakes[s] << (width * (rel + 1))
+        public |= stakes[s]
+    cards |= (game.played | public << width) << (width * (n + 1))
+    nbits = size + width * (n + 3)
+    raw = np.frombuffer((field | cards << size).to_bytes((nbits + 7) // 8, "little"), np.uint8)
+    unpacked = np.unpackbits(raw, count=nbits, bitorder="little")
+    out[:] = unpacked[:size]
+    ids = unpacked[size:]
+    counts = ids[0::2] + ids[1::2]  # first copy + second copy of each face
+    h0, pl, split = o["hand"], o["played"], FACES * (n + 1)
+    out[h0 : h0 + split] = counts[:split]
+    out[pl : pl + 2 * FACES] = counts[split:]
+    sp = o["stake_points"]  # stake_points and draw_pile_size are adjacent
+    points = game.stake_points
+    out[sp : sp + n + 1] = [points[s] / 100.0 for s in order] + [len(game.draw_pile) / 100.0]
+    out[o["draw_turns"]] = game.draw_turns / TURN_SCALE
+    if game.thrower >= 0:
+        out[o["throw_turn"]] = game.throw_turn / TURN_SCALE
+    # tricks_won, scores and target_score are adjacent
+    target = game.target_score
+    tricks, scores = game.tricks_won, game.scores
+    tw = o["tricks_won"]
+    out[tw : tw + 2 * n + 1] = (
+        [tricks[s] for s in order]
+        + [min(scores[s] / target, SCORE_CLIP) for s in order]
+        + [min(target / 1000.0, 10.0)]
+    )
 
 
 def _cards(mask: int) -> str:
