@@ -34,11 +34,14 @@ Rules spec: `../shared/rules/cahoots_tricks.md` (section numbers below refer to 
 - **Keep/kill** (§2.3 phase 3, A5): pass 1, from the start player clockwise, each player takes
   any one trick card and **keeps** it or **kills** it; pass 2 in the same order, each takes one of
   the remaining cards and must give it the opposite status. Kept cards go into their owners'
-  hands; the killed cards (with 3 players plus the top reserve card, revealed) are the trick's 4
-  point cards, 1 point each. Which card each player kept and killed is public (A6).
+  hands; the killed cards (with 3 players plus the top reserve card, which is revealed: its
+  value counts in the face-value variant) are the trick's 4 point cards, 1 point each. Which
+  card each player kept and killed is public (A6).
 - **Next trick / end** (§2.4): the start player moves left. Before trick k each hand holds 13 − k
   cards; after trick 11 the hands are empty before keep/kill, so the game ends; the cards kept in
-  trick 11 are discarded. 44 points are handed out. Highest score wins; ties share the win.
+  trick 11 are discarded, so that keep/kill only decides the point cards (it is still played;
+  with 1-point cards it changes nothing). 44 points are handed out. Highest score wins; ties
+  share the win (interpretation).
 - **Face-value variant** (§2.5, option `scoring="face_value"`): a point card scores its value.
   With 2 or more scoring winners they draft the point cards one at a time (`take 6S`), starting
   with the winner nearest the start player clockwise and snaking back (W1, W2, …, Wk, Wk, …);
