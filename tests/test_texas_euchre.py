@@ -99,6 +99,24 @@ def run(env: Any, table: list[tuple]) -> None:
                 raise KeyError(fact)
 
 
+@pytest.mark.parametrize("players, hand_size, decks", [(3, 4, 1), (4, 5, 1), (5, 6, 1), (6, 7, 2)])
+def test_hand_sizes_decks_and_a_random_first_dealer(players: int, hand_size: int, decks: int) -> None:
+    """§3.1 / §3.6: H = 4, 5, 6, 7 cards for 3-6 players, a second deck for 6; the dealer's
+    left starts; the first dealer is drawn from the env's RNG."""
+    env = texas_euchre_v0.env(num_players=players)
+    dealers = set()
+    for seed in range(12):
+        env.reset(seed=seed)
+        game = env.unwrapped.game
+        assert [len(hand(env, s)) for s in range(players)] == [hand_size] * players
+        assert len(game.draw_pile) == 52 * decks - players * hand_size
+        assert env.agent_selection == f"player_{(game.dealer + 1) % players}"
+        assert len(legal(env)) == 2 ** hand_size - 1 or decks == 2  # every non-empty subset
+        dealers.add(game.dealer)
+    assert len(dealers) > 1
+    assert env.action_space("player_0").n == 2 ** hand_size + 1 + 52
+
+
 # ---- scripted rounds with one throw down ---------------------------------------------------
 
 def thrown_round(
