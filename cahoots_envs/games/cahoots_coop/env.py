@@ -1,6 +1,114 @@
 r"""# Cahoots (cooperative goal cards) — `cahoots_envs/cahoots_coop-v0`
 
+```python
+from cahoots_envs import cahoots_coop_v0
+env = cahoots_coop_v0.env(num_players=3)   # or cahoots_envs.make("cahoots_coop-v0")
+```
+
+| | |
+|---|---|
+| players | 1–4 (default 3); 2–4 are the official counts, 1 is the spec's solo mode |
+| actions | `Discrete(112)`: a card kind (28) × a pile (4) |
+| observation | `Box(627,)` float32 with 3 players (`567` / `597` / `657` with 1 / 2 / 4) + `action_mask` |
+| game length | at most 52 decisions (one card a turn; four cards start the piles) |
+
+A cooperative game (Gamewright, 2018; Ken Gruhl): the team wins or loses together.
+
 ## Rules
+
+Rules spec: `../shared/rules/cahoots_coop.md` (section numbers below refer to it).
+
+- **Cards** (§1.3): 56 number cards, colours G green, O orange, P pink, V purple × numbers 1–7 ×
+  two copies. Hands hold 4 cards for every player count.
+- **Setup** (§1.4): deal 4 cards to each player (private; public with `open_hands`), 4 face up as
+  the piles 0–3, the rest face down as the draw pile. Shuffle the 50 goal cards and keep G of
+  them as the goal deck (the rest are out of the game, unseen); turn 4 face up. Goals the starting
+  piles already satisfy are set aside as completed and replaced, and the replacements are checked
+  at once (A4). The start player is drawn uniformly at random.
+- **Goals in play** (§1.4, `difficulty`): G = 15 / 18 / 21 / 24 (beginner / normal / expert /
+  insane) with 1–3 players, 12 / 15 / 18 / 21 with 4; `num_goals` overrides it.
+- **A turn** (§1.5): play exactly one card from your hand onto one pile whose top card has the
+  same colour or the same number; there is no pass. Then draw back to 4 while the draw pile lasts.
+- **Goal resolution** (§1.5, A4): after every play, every visible goal the four tops satisfy is
+  completed at once; the empty places are refilled from the goal deck and the new goals are
+  checked against the same tops, until nothing changes. Several goals can complete in one turn.
+  Once the goal deck is empty fewer than 4 goals may be showing (A7).
+- **Goals** (§1.9, A3): each is a predicate on the four pile tops, independent of pile order.
+  Counts and totals are exact ("three green" is not four green; "lower than 4" is strict). A goal
+  naming colours pools them and needs at least one of them showing, so 0 = 0 never satisfies
+  "green equals purple". With `multicolour_mode="disjunctive"` (the Dutch reading, A2) a goal
+  naming several colours must hold for one colour alone (`ALL_GREEN_OR_ORANGE` = all four green
+  or all four orange; colour sums: `sum(X) == N` for one X); `ratio` goals mean the same either way.
+  The 50 goals (the printed list was never found; this is the spec's set) live in one data file,
+  `cahoots_envs/games/cahoots_coop/goals.json`, with their family and parameters, so another list
+  in the same format can be swapped in (`goals.load_goals(path)`).
+- **Win** (§1.6): every one of the G goals is completed, checked after every resolution,
+  including at setup.
+- **Loss** (§1.6): the player to move holds cards but none can be played (also checked at setup),
+  or every card has been played (draw pile and hands empty) with goals left. An empty draw pile
+  alone does not end the game: hands then shrink by one card a lap, all reaching 0 together.
+- **Not modelled**: table talk (the default is *Mum's the word*, A8) and Speed Cahoots (real time).
+- A game that ends at the deal (every goal met by the starting piles, or a start player without a
+  legal card) has no decision: after `reset()` every agent is already terminated.
+
+### The goal cards
+
+The last column is the chance that four random tops satisfy the goal (exact enumeration over all
+C(56, 4) draws, as in §1.9, default `union` reading). Families and their parameters are described
+in `goals.json`.
+
+| # | id | family | requirement on the four tops | random tops |
+|---|---|---|---|---|
+| 0 | `THREE_GREEN` | colour_count | Exactly three piles show green | 4.16% |
+| 1 | `THREE_ORANGE` | colour_count | Exactly three piles show orange | 4.16% |
+| 2 | `THREE_PINK` | colour_count | Exactly three piles show pink | 4.16% |
+| 3 | `THREE_PURPLE` | colour_count | Exactly three piles show purple | 4.16% |
+| 4 | `ALL_GREEN_OR_ORANGE` | colour_count | Every pile shows green or orange (mixing allowed) | 5.57% |
+| 5 | `ALL_GREEN_OR_PINK` | colour_count | Every pile shows green or pink (mixing allowed) | 5.57% |
+| 6 | `ALL_GREEN_OR_PURPLE` | colour_count | Every pile shows green or purple (mixing allowed) | 5.57% |
+| 7 | `ALL_ORANGE_OR_PINK` | colour_count | Every pile shows orange or pink (mixing allowed) | 5.57% |
+| 8 | `ALL_ORANGE_OR_PURPLE` | colour_count | Every pile shows orange or purple (mixing allowed) | 5.57% |
+| 9 | `ALL_PINK_OR_PURPLE` | colour_count | Every pile shows pink or purple (mixing allowed) | 5.57% |
+| 10 | `SUM_8` | sum | The four piles add up to 8 | 1.33% |
+| 11 | `SUM_10` | sum | The four piles add up to 10 | 3.37% |
+| 12 | `SUM_12` | sum | The four piles add up to 12 | 6.21% |
+| 13 | `SUM_14` | sum | The four piles add up to 14 | 8.76% |
+| 14 | `SUM_15` | sum | The four piles add up to 15 | 9.58% |
+| 15 | `SUM_18` | sum | The four piles add up to 18 | 8.76% |
+| 16 | `SUM_20` | sum | The four piles add up to 20 | 6.21% |
+| 17 | `SUM_22` | sum | The four piles add up to 22 | 3.37% |
+| 18 | `GREEN_SUM_5` | sum | The green piles add up to 5 (at least one green pile) | 8.17% |
+| 19 | `GREEN_SUM_9` | sum | The green piles add up to 9 (at least one green pile) | 3.16% |
+| 20 | `ORANGE_SUM_4` | sum | The orange piles add up to 4 (at least one orange pile) | 7.45% |
+| 21 | `ORANGE_SUM_11` | sum | The orange piles add up to 11 (at least one orange pile) | 2.34% |
+| 22 | `PINK_SUM_6` | sum | The pink piles add up to 6 (at least one pink pile) | 8.48% |
+| 23 | `PINK_SUM_10` | sum | The pink piles add up to 10 (at least one pink pile) | 2.55% |
+| 24 | `PURPLE_SUM_3` | sum | The purple piles add up to 3 (at least one purple pile) | 7.19% |
+| 25 | `PURPLE_SUM_8` | sum | The purple piles add up to 8 (at least one purple pile) | 3.30% |
+| 26 | `PURPLE_HALF_GREEN` | ratio | The purple piles add up to half of the green piles | 2.11% |
+| 27 | `GREEN_HALF_ORANGE` | ratio | The green piles add up to half of the orange piles | 2.11% |
+| 28 | `ORANGE_HALF_PINK` | ratio | The orange piles add up to half of the pink piles | 2.11% |
+| 29 | `PINK_HALF_PURPLE` | ratio | The pink piles add up to half of the purple piles | 2.11% |
+| 30 | `GREEN_HALF_PINK` | ratio | The green piles add up to half of the pink piles | 2.11% |
+| 31 | `ORANGE_HALF_PURPLE` | ratio | The orange piles add up to half of the purple piles | 2.11% |
+| 32 | `GREEN_EQ_PURPLE` | ratio | The green piles add up to the same as the purple piles | 4.33% |
+| 33 | `ORANGE_EQ_PINK` | ratio | The orange piles add up to the same as the pink piles | 4.33% |
+| 34 | `GREEN_EQ_ORANGE` | ratio | The green piles add up to the same as the orange piles | 4.33% |
+| 35 | `PINK_EQ_PURPLE` | ratio | The pink piles add up to the same as the purple piles | 4.33% |
+| 36 | `GREEN_PURPLE_SUM_12` | sum | The green and purple piles together add up to 12 | 5.45% |
+| 37 | `ORANGE_PINK_SUM_9` | sum | The orange and pink piles together add up to 9 | 7.10% |
+| 38 | `PINK_PURPLE_SUM_14` | sum | The pink and purple piles together add up to 14 | 3.62% |
+| 39 | `ALL_BELOW_4` | numbers | Every pile shows a number lower than 4 | 2.89% |
+| 40 | `ALL_ABOVE_4` | numbers | Every pile shows a number higher than 4 | 2.89% |
+| 41 | `ALL_EVEN` | numbers | Every pile shows an even number | 2.89% |
+| 42 | `ALL_ODD` | numbers | Every pile shows an odd number | 9.79% |
+| 43 | `FOUR_COLOURS` | pattern | The four piles show four different colours | 10.46% |
+| 44 | `TWO_AND_TWO` | pattern | Exactly two colours showing, two piles each | 13.53% |
+| 45 | `ALL_DIFFERENT` | pattern | Four different colours and four different numbers | 3.66% |
+| 46 | `SAME_COLOUR` | pattern | All four piles show the same colour | 1.09% |
+| 47 | `TWO_PAIRS` | pattern | Two pairs of numbers (e.g. 3, 3, 6, 6) | 4.48% |
+| 48 | `THREE_OF_A_KIND` | pattern | Exactly three piles show the same number | 5.12% |
+| 49 | `RUN_OF_4` | pattern | The four numbers are consecutive, in any order (e.g. 2, 3, 4, 5) | 4.46% |
 
 ## Options
 
@@ -18,6 +126,11 @@ r"""# Cahoots (cooperative goal cards) — `cahoots_envs/cahoots_coop-v0`
 
 ## Observation
 
+A flat float32 vector, relative to the observer: "relative seat" 0 is you, then the others
+clockwise. The table is for 3 players (with 1, 2 or 4 players the per-player blocks shrink or
+grow and later indices shift; with one player there is no `other_hands`). Card kinds are indexed
+`colour*7 + number-1` with colours G=0, O=1, P=2, V=3.
+
 <!-- observation-table -->
 | index | name | shape | range | meaning |
 |---|---|---|---|---|
@@ -34,9 +147,76 @@ r"""# Cahoots (cooperative goal cards) — `cahoots_envs/cahoots_coop-v0`
 | 625–626 | `rules` | 2 | 0–1 | 1 if `open_hands`; 1 if `multicolour_mode='disjunctive'` |
 <!-- /observation-table -->
 
+Each visible goal (segment `goals`, one row per goal slot 0–3) is described by its parameters as
+well as its id, so a policy can generalise across goals. Within a row of 85 features:
+
+| index | name | width | meaning |
+|---|---|---|---|
+| 0 | `present` | 1 | 1 if this slot holds a goal |
+| 1–5 | `family` | 5 | one-hot: colour_count, sum, ratio, numbers, pattern |
+| 6–9 | `colours` | 4 | colours named by the goal (green, orange, pink, purple) |
+| 10–13 | `ratio_first` | 4 | `ratio`: the colour X of `factor * sum(X) == sum(Y)` |
+| 14 | `count` | 1 | `colour_count`: the exact number of piles / 4 |
+| 15 | `total` | 1 | `sum`: the target total / 28 |
+| 16 | `factor` | 1 | `ratio`: the factor / 2 (0.5 equal, 1 half) |
+| 17–23 | `numbers` | 7 | `numbers`: the allowed numbers 1–7 |
+| 24–28 | `colour_shape` | 5 | `pattern`: colour multiplicities one-hot: 4, 3+1, 2+2, 2+1+1, 1+1+1+1 |
+| 29–33 | `number_shape` | 5 | `pattern`: number multiplicities one-hot, as above |
+| 34 | `consecutive` | 1 | `pattern`: the numbers must form a run |
+| 35–84 | `id` | 50 | the goal's id, one-hot in the order of §1.9 |
+
+Hidden from you: the other hands (unless `open_hands`), the order and content of the draw pile,
+and which goals are in the goal deck or out of the game. The cards not yet seen follow from
+`hand`, `played` and (with `open_hands`) `other_hands`, since each card exists twice.
+
 ## Actions
 
+| ids | text | meaning |
+|---|---|---|
+| 0–111 | `play 5G on 2` | play a card of kind k onto pile p (0–3, left to right); id = 4·k + p, k = `colour*7 + number-1` |
+
+Two copies of one card in a hand are the same action. `env.unwrapped.action_to_str(a)` and
+`str_to_action(text)` convert.
+
 ## Rewards
+
+- `reward_mode="win"` (default): at the end of the game every seat receives +1 if the team
+  completed every goal, 0 if it lost.
+- `reward_mode="points"`: every seat receives +1 for each goal the team completes, at the step
+  where it is completed (a cascade of three goals gives +3).
+- `infos[agent]["score"]`: the number of goals the team has completed by its plays.
+  **[interpretation]** Goals the starting piles meet at setup are set aside as completed and count
+  towards the win, but they are no one's doing and are not scored (the observation shows them in
+  `completed`). `infos[agent]["phase"]`: `play` or `game_over`.
+
+Scripted deals (`env.reset(options={"deal": {...}})`): `start_player` (seat), `hands` (one list
+of 4 cards per seat), `piles` (4 cards, the starting tops left to right), `draw_pile` (top first),
+`goals` (goal ids, top of the goal deck first; their number sets G). A `draw_pile` shorter than
+the cards left over leaves the rest out of the game, for puzzles and endgames. Any key left out
+is drawn from the env's RNG.
+
+## Team bot
+
+`cahoots_envs.policies.heuristics.cahoots_coop.HeuristicPolicy` is a rule-based team player: it
+prefers the play that completes the most visible goals, then the one that leaves the most goals
+within one legal play of completion (weighing who may hold the completing cards), and avoids tops
+on which the next player probably holds no legal card. Win rates of a team of bots against a team
+of random players, 300 seeded games per cell (mean goals completed in brackets):
+
+| players | team | beginner | normal | expert | insane |
+|---|---|---|---|---|---|
+| 1 | bots | 22.3% (12.2) | 7.7% (13.2) | 1.3% (13.8) | 0.0% (14.0) |
+| 1 | random | 0.0% (3.9) | 0.0% (3.9) | 0.0% (3.9) | 0.0% (3.9) |
+| 2 | bots | 40.0% (13.3) | 22.3% (15.2) | 6.3% (16.3) | 1.7% (16.9) |
+| 2 | random | 0.0% (4.0) | 0.0% (4.0) | 0.0% (4.0) | 0.0% (4.0) |
+| 3 | bots | 55.0% (13.9) | 33.3% (16.0) | 12.3% (17.4) | 3.7% (18.3) |
+| 3 | random | 0.0% (4.2) | 0.0% (4.2) | 0.0% (4.2) | 0.0% (4.2) |
+| 4 | bots | 79.3% (11.6) | 63.3% (14.2) | 39.7% (16.4) | 21.7% (18.2) |
+| 4 | random | 0.0% (4.3) | 0.0% (4.4) | 0.0% (4.4) | 0.0% (4.4) |
+
+Goals in play: 15 / 18 / 21 / 24 with 1–3 players, 12 / 15 / 18 / 21 with 4. Random play
+never won a game in these runs. The solo game (1 player, unofficial) is much harder for the bot:
+it completes over three times as many goals as random play but rarely all of them.
 
 ## Version history
 
