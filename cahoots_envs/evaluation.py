@@ -162,7 +162,7 @@ def play_game(
             env.step(action)
         turns += 1
         game = env.game
-    if recorder is not None:
+    if recorder is not None and log_path is not None:
         recorder.save(log_path)
     return GameResult(
         game=game_index,
@@ -261,7 +261,7 @@ class TournamentResult:
             wr = f"{s.win_rate:6.1%} ({s.win_rate_ci[0]:.0%}-{s.win_rate_ci[1]:.0%})"
             sc = f"{s.mean_score:7.2f} ({s.mean_score_ci[0]:.1f} to {s.mean_score_ci[1]:.1f})"
             row = f"{s.policy:<{name_w}} {s.seat_games:>5}  {wr:<18} {sc:<25}"
-            if s.rating_mu is not None:
+            if s.rating_mu is not None and s.rating_sigma is not None:
                 row += f" {s.rating_mu:5.1f} ± {2 * s.rating_sigma:4.1f}"
             lines.append(row)
         if len(self.policies) > 1 and not self.cooperative:
@@ -332,7 +332,7 @@ def _rate(results: list[GameResult], policies: list[str], cooperative: bool,
             team = r.lineup[0]
             a = model.create_rating([*ratings[team]])
             d = model.create_rating([*ratings[difficulty]])
-            ranks = [1, 2] if r.won else [2, 1]
+            ranks = [1.0, 2.0] if r.won else [2.0, 1.0]
             (na,), (nd,) = model.rate([[a], [d]], ranks=ranks)
             ratings[team] = (na.mu, na.sigma)
             ratings[difficulty] = (nd.mu, nd.sigma)
@@ -340,7 +340,7 @@ def _rate(results: list[GameResult], policies: list[str], cooperative: bool,
         n = len(r.lineup)
         keys = [(r.outcome[s], higher_sign * r.scores[s]) for s in range(n)]
         order = sorted(set(keys), reverse=True)
-        ranks = [order.index(k) + 1 for k in keys]
+        ranks = [float(order.index(k) + 1) for k in keys]
         teams = [[model.create_rating([*ratings[p]])] for p in r.lineup]
         new = model.rate(teams, ranks=ranks)
         moved: dict[str, list[tuple[float, float]]] = {}

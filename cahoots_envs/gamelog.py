@@ -354,7 +354,7 @@ def replay_env(log: GameLog, render_mode: str | None = "ansi") -> Any:
     header = log.header
     env_id = header["env_id"]
     name = env_id.split("/", 1)[-1]
-    game_name, _, version = name.partition("-v")
+    game_name, _, _version = name.partition("-v")
     known = {e.split("/", 1)[1] for e in cahoots_envs.list_envs()}
     if name not in known:
         same_game = [k for k in known if k.startswith(game_name + "-v")]

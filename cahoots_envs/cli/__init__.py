@@ -26,6 +26,13 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
 
 
 def _doc(text: str) -> str:
+    """A description: paragraphs refilled to 78 columns."""
+    paragraphs = textwrap.dedent(text).strip("\n").split("\n\n")
+    return "\n\n".join(textwrap.fill(" ".join(p.split()), 78) for p in paragraphs)
+
+
+def _raw(text: str) -> str:
+    """An epilog of examples, kept as written."""
     return textwrap.dedent(text).strip("\n")
 
 
@@ -149,13 +156,13 @@ def cmd_play(args: argparse.Namespace) -> int:
 # ---- eval -----------------------------------------------------------------------------------------
 def cmd_eval(args: argparse.Namespace) -> int:
     import cahoots_envs
-    from cahoots_envs.evaluation import run_tournament
+    from cahoots_envs.evaluation import default_workers, run_tournament
 
     options = parse_options(args.option, args.players)
     try:
         result = run_tournament(
             args.env, args.policies, args.games, seed=args.seed, options=options,
-            workers=args.workers, progress=not args.no_progress and not args.quiet,
+            workers=args.workers or default_workers(), progress=not args.no_progress and not args.quiet,
             log_dir=args.logs,
         )
     except (ValueError, cahoots_envs.IncompatiblePolicyError) as e:
@@ -308,7 +315,7 @@ def build_parser() -> argparse.ArgumentParser:
             Euchre, and both Cahoots games. Play them in the terminal, evaluate policies,
             train, benchmark and replay game logs.
         """),
-        epilog=_doc("""
+        epilog=_raw("""
             examples:
               cahoots list
               cahoots play kansas_city --seat 0 --opponents heuristic --seed 7
@@ -339,7 +346,7 @@ def build_parser() -> argparse.ArgumentParser:
             notation (e.g. 'play 5B', 'pass 3A 5B 8G', 'discard 2C 5H', 'keep 8S',
             'play 5G on 2'); 'help' explains, 'moves' lists every legal move.
         """),
-        epilog=_doc("""
+        epilog=_raw("""
             examples:
               cahoots play kansas_city --seat 0 --opponents heuristic --seed 7
               cahoots play texas_euchre -n 3 --opponents heuristic random -o target_score=50
@@ -366,7 +373,7 @@ def build_parser() -> argparse.ArgumentParser:
             --workers is. In cahoots_coop every seat plays the same policy (a team against
             the game).
         """),
-        epilog=_doc("""
+        epilog=_raw("""
             examples:
               cahoots eval kansas_city heuristic random --games 400 --workers 2
               cahoots eval texas_euchre heuristic random -n 5 --json te.json --png te.png
@@ -378,8 +385,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="policy specs: random, heuristic, zoo:<name> or a saved policy path")
     p.add_argument("--games", type=int, default=100, help="games to play (default 100)")
     p.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
-    p.add_argument("--workers", type=int, default=1,
-                   help="worker processes (default 1; this machine has few cores)")
+    p.add_argument("--workers", type=int,
+                   help="worker processes (default: CPU cores - 1, at most 4)")
     p.add_argument("--json", metavar="PATH", help="write results as JSON ('-' prints them)")
     p.add_argument("--games-in-json", action="store_true", help="include every game in the JSON")
     p.add_argument("--png", metavar="PATH", help="write a chart of ratings and win rates")
@@ -396,7 +403,7 @@ def build_parser() -> argparse.ArgumentParser:
             module cahoots_envs.training.train) with the arguments after 'train'. Needs
             pip install 'cahoots-envs[train]'. 'cahoots train -- --help' shows its options.
         """),
-        epilog=_doc("""
+        epilog=_raw("""
             example:
               cahoots train --config configs/tiny_kc.yaml --total-timesteps 20000
         """),
@@ -412,7 +419,7 @@ def build_parser() -> argparse.ArgumentParser:
             with the arguments after 'bench', or a quick built-in measurement elsewhere
             (--quick).
         """),
-        epilog=_doc("""
+        epilog=_raw("""
             examples:
               cahoots bench -- --seconds 1 --rounds 1 --no-classic
               cahoots bench --quick --seconds 0.5
@@ -431,7 +438,7 @@ def build_parser() -> argparse.ArgumentParser:
             still be legal for the logged player and the final scores must match. Prints each
             action and the final table; --step pauses after each action.
         """),
-        epilog=_doc("""
+        epilog=_raw("""
             examples:
               cahoots replay game.jsonl
               cahoots replay game.jsonl --step

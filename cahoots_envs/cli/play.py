@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import textwrap
 from collections.abc import Mapping
 from typing import Any, TextIO
 
@@ -138,7 +139,15 @@ class Terminal:
         self.echo = not (hasattr(stdin, "isatty") and stdin.isatty())
 
     def say(self, text: str = "") -> None:
-        print(text, file=self.stdout, flush=True)
+        """Print, wrapping any line wider than the terminal's 80 columns."""
+        lines = []
+        for line in text.split("\n"):
+            if len(line) <= WIDTH:
+                lines.append(line)
+            else:
+                lines.extend(textwrap.wrap(line, WIDTH, subsequent_indent="    ",
+                                           break_long_words=False, break_on_hyphens=False))
+        print("\n".join(lines), file=self.stdout, flush=True)
 
     def ask(self, prompt: str) -> str | None:
         self.stdout.write(prompt)
@@ -188,10 +197,13 @@ def play(
                                                seed=None if seed is None else seed * 100 + s)
     recorder = GameRecorder(env, players=names)
     recorder.reset(seed=seed)
+    assert recorder.log is not None
     game_id = env.env_id.split("/", 1)[1]
     term.say(f"{env.game_cls.TITLE} ({game_id}), {n} players, seed {recorder.log.header['seed']}.")
-    term.say(", ".join(f"player_{s}: {'you' if s == seat else names[s]}" for s in range(n))
-             + ". Type 'help' for help.")
+    for text in _wrap_items("seats: ", [f"player_{s} {'(you)' if s == seat else names[s]}"
+                                        for s in range(n)]):
+        term.say(text)
+    term.say("Type 'help' for help, 'moves' for every legal move.")
     show_view = True
     while not env.game.is_over:
         game = env.game
@@ -204,15 +216,15 @@ def play(
             before = game.clone()
             recorder.step(action)
             term.say(f"player_{actor}: {text}")
-            for line in narrate(before, env.game):
-                term.say(line)
+            for note in narrate(before, env.game):
+                term.say(note)
             show_view = True
             continue
         if show_view:
             term.say("-" * WIDTH)
             term.say(seat_view(game, seat))
-            for line in describe_moves(game, env.legal_actions()):
-                term.say(line)
+            for text in describe_moves(game, env.legal_actions()):
+                term.say(text)
             show_view = False
         line = term.ask(f"player_{seat}> ")
         if line is None:
@@ -221,7 +233,8 @@ def play(
         command = line.strip().lower()
         if command in ("help", "?", "h"):
             term.say(HELP)
-            term.say("Moves in this game look like: " + EXAMPLES.get(game.NAME, ""))
+            for line_ in _wrap_items("moves look like: ", EXAMPLES.get(game.NAME, "").split(", ")):
+                term.say(line_)
             continue
         if command in ("moves", "m"):
             for line_ in list_moves(game, env.legal_actions()):
@@ -247,10 +260,12 @@ def play(
     game = env.game
     term.say("=" * WIDTH)
     term.say(seat_view(game, seat))
-    term.say(final_summary(game, seat))
+    for text in textwrap.wrap(final_summary(game, seat), WIDTH):
+        term.say(text)
     if log_path:
         path = recorder.save(log_path)
-        term.say(f"game log written to {path} (replay: cahoots replay {path})")
+        term.say(f"game log written to {path}")
+        term.say("replay it with: cahoots replay <log>")
     return 0
 
 

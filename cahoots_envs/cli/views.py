@@ -251,8 +251,8 @@ def view_cahoots_coop(game: Any, seat: int) -> str:
         head = f"Cahoots (cooperative) — turn {game.turns + 1}, player_{game.current_player} to play"
     lines = [
         head,
-        f"goals: {len(game.completed)} of {game.num_goals} completed, {len(game.goal_deck)} in the "
-        f"goal deck; draw pile {len(game.draw_pile)}",
+        (f"goals: {len(game.completed)} of {game.num_goals} completed, {len(game.goal_deck)} in the "
+        f"goal deck; draw pile {len(game.draw_pile)}"),
         "piles:   " + "   ".join(
             f"{p}: {card_str(game.tops[p])} ({len(game.piles[p])})" for p in range(PILES)),
     ]

@@ -1,0 +1,97 @@
+"""Tournaments: seat rotation, reproducibility whatever the worker count, statistics, ratings,
+the cooperative framing, and the table / JSON / PNG outputs."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+
+import pytest
+
+from cahoots_envs.evaluation import (
+    lineup_for_game,
+    mean_interval,
+    run_tournament,
+    wilson_interval,
+)
+from cahoots_envs.gamelog import replay_log
+
+
+def test_wilson_interval_matches_known_values() -> None:
+    lo, hi = wilson_interval(0, 10)
+    assert lo == 0.0 and hi == pytest.approx(0.2775, abs=1e-4)
+    lo, hi = wilson_interval(5, 10)
+    assert (lo, hi) == (pytest.approx(0.2366, abs=1e-4), pytest.approx(0.7634, abs=1e-4))
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+    mean, lo, hi = mean_interval([1.0, 2.0, 3.0, 4.0])
+    assert mean == 2.5 and lo < 2.5 < hi and hi - 2.5 == pytest.approx(2.5 - lo)
+
+
+@pytest.mark.parametrize("policies,n", [(["a", "b"], 4), (["a", "b", "c"], 3), (["a", "b", "c"], 4),
+                                        (["a", "b", "c", "d", "e"], 4)])
+def test_every_policy_plays_every_seat_equally(policies: list[str], n: int) -> None:
+    cycle = n if len(policies) <= n else n * math.comb(len(policies), n)
+    seats: dict[str, Counter] = {p: Counter() for p in policies}
+    for g in range(cycle):
+        for s, p in enumerate(lineup_for_game(policies, n, g, cooperative=False)):
+            seats[p][s] += 1
+    for p in policies:
+        counts = [seats[p][s] for s in range(n)]
+        assert len(set(counts)) == 1 and counts[0] > 0, (p, counts)
+
+
+def test_cooperative_lineups_are_one_policy_per_game() -> None:
+    assert lineup_for_game(["x", "y"], 3, 0, True) == ["x"] * 3
+    assert lineup_for_game(["x", "y"], 3, 1, True) == ["y"] * 3
+
+
+def test_tournaments_are_reproducible_whatever_the_worker_count() -> None:
+    kwargs = {"num_games": 4, "seed": 7, "options": {"hands": 1}}
+    one = run_tournament("kansas_city", ["heuristic", "random"], workers=1, **kwargs)
+    two = run_tournament("kansas_city", ["heuristic", "random"], workers=2, **kwargs)
+    assert one.to_json(include_games=True) == two.to_json(include_games=True)
+    other = run_tournament("kansas_city", ["heuristic", "random"], num_games=4, seed=8,
+                           options={"hands": 1})
+    assert [g.scores for g in other.games] != [g.scores for g in one.games]
+
+
+def test_results_hold_rates_scores_head_to_head_and_ratings(tmp_path) -> None:
+    result = run_tournament("cahoots_tricks", ["heuristic", "random"], num_games=8, seed=1,
+                            options={"num_players": 4})
+    by = {s.policy: s for s in result.stats}
+    assert by["heuristic"].seat_games == by["random"].seat_games == 16
+    for s in result.stats:
+        assert s.win_rate_ci[0] <= s.win_rate <= s.win_rate_ci[1]
+        assert s.mean_score_ci[0] <= s.mean_score <= s.mean_score_ci[1]
+        assert s.rating_mu is not None and s.rating_sigma > 0
+    h = result.head_to_head
+    assert h["heuristic"]["random"] + h["random"]["heuristic"] == pytest.approx(1.0)
+    assert result.rating_model == "PlackettLuce"
+    table = result.table()
+    assert "heuristic" in table and "head to head" in table
+    assert max(len(line) for line in table.splitlines()) <= 80
+    data = json.loads(result.to_json(tmp_path / "r.json"))
+    assert data["num_games"] == 8 and len(data["stats"]) == 2
+    png = result.plot(tmp_path / "r.png")
+    assert png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_cooperative_tournament_rates_teams_against_the_game(tmp_path) -> None:
+    result = run_tournament("cahoots_coop", ["heuristic", "random"], num_games=4, seed=2,
+                            options={"num_players": 2, "num_goals": 3}, log_dir=tmp_path)
+    assert result.cooperative
+    assert all(len(set(g.lineup)) == 1 for g in result.games)
+    assert {s.policy: s.seat_games for s in result.stats} == {"heuristic": 2, "random": 2}
+    assert "difficulty_rating" in result.to_dict()
+    # every game's log replays to the tournament's scores
+    for g in result.games:
+        replayed = replay_log(tmp_path / f"game_{g.game:05d}.jsonl")
+        assert replayed.scores == g.scores
+
+
+def test_texas_euchre_scores_are_marked_lower_is_better() -> None:
+    result = run_tournament("texas_euchre", ["random"], num_games=3, seed=0,
+                            options={"num_players": 3, "target_score": 20})
+    assert result.lower_score_is_better
+    assert "low=good" in result.table()
