@@ -141,7 +141,7 @@ def evaluate(goal: Goal, colours: np.ndarray, numbers: np.ndarray, mode: str = "
     if family == "sum":
         return numbers.sum(axis=1) == goal.total
     if family == "numbers":
-        return np.isin(numbers, goal.numbers).all(axis=1)
+        return np.asarray(np.isin(numbers, goal.numbers).all(axis=1))
     if family == "pattern":
         result = np.ones(colours.shape[0], bool)
         if goal.colour_shape is not None:

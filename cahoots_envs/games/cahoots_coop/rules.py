@@ -75,7 +75,7 @@ def goals_in_game(options: Mapping[str, Any]) -> int:
 
 
 def _is_seat(value: Any, n: int) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and 0 <= value < n
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and bool(0 <= value < n)
 
 
 class CahootsCoop(Game):

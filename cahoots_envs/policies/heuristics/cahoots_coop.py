@@ -33,6 +33,7 @@ PLAYABLE_ON = [[k for k in range(KINDS) if MATCHES[k] >> t & 1] for t in range(K
 COMPLETE_NOW = 100.0  # per goal completed by the play itself
 REACH_SCALE = 1.5  # cards of weight 1.5 make a goal "probably reachable"
 STRAND = 200.0  # an estimated certain loss of the next player's turn
+OWN_HAND = 0.5  # your own cards: you play again only after the others
 
 
 def _counts(values: np.ndarray) -> list[int]:
@@ -111,7 +112,7 @@ class HeuristicPolicy(BasePolicy):
                         for k in range(KINDS):
                             weight[k] += other[k]
                 for k in range(KINDS):
-                    weight[k] += 0.5 * my_hand[k]
+                    weight[k] += OWN_HAND * my_hand[k]
             score += self._reach(new_tops, code, remaining, weight, table)
             may_draw = n == 1 and s["draw_pile"] > 0
             score -= self._strand_risk(new_tops, known_next, may_draw, unseen, next_size)
