@@ -179,3 +179,30 @@ def test_train_wraps_the_training_script() -> None:
     out = cahoots("train", "--", "--help")
     assert out.returncode == 0, out.stderr
     assert "--config" in out.stdout
+
+
+NO_TORCH = (
+    "import sys\n"
+    "for m in ('torch', 'stable_baselines3', 'sb3_contrib', 'openskill', 'matplotlib', 'tqdm'):\n"
+    "    sys.modules[m] = None  # importing any of them now fails\n"
+    "from cahoots_envs.cli import main\n"
+    "sys.exit(main(sys.argv[1:]))\n"
+)
+
+
+def test_list_play_and_replay_work_without_the_training_extra(tmp_path) -> None:
+    def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-c", NO_TORCH, *args], input=stdin,
+                              capture_output=True, text=True, timeout=120, cwd=ROOT, check=False)
+
+    assert run("list").returncode == 0
+    moves, _ = plan_human_moves("cahoots_coop", 0, "heuristic", 2, {"num_players": 2})
+    log = tmp_path / "coop.jsonl"
+    out = run("play", "cahoots_coop", "-n", "2", "--seed", "2", "--log", str(log),
+              stdin="\n".join(moves) + "\n")
+    assert out.returncode == 0, out.stderr
+    rep = run("replay", str(log))
+    assert rep.returncode == 0 and "replay OK" in rep.stdout, rep.stderr
+    # eval still runs, without ratings, bar and chart
+    ev = run("eval", "cahoots_coop", "random", "--games", "2", "-n", "2", "-o", "num_goals=3")
+    assert ev.returncode == 0 and "win rate" in ev.stdout, ev.stderr

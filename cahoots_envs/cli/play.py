@@ -103,6 +103,9 @@ def parse_move(game: Any, text: str) -> int:
     unknown = [w for w in words[1:] if w not in known_tokens and w not in ("ON", "NONE", "DOWN")]
     if unknown:
         reasons.append(f"no legal move names {' '.join(unknown)}")
+    if len(words) == 1 and first in verbs:
+        example = next(t for t in strings if t.startswith(first + " "))
+        reasons.append(f"name the cards too, e.g. {example}")
     if first in ("pass", "discard") and len(words) > 1 and not unknown and not reasons:
         reasons.append("check the number of cards")
     msg = f"{text!r} is not a legal move now" + (f" ({'; '.join(reasons)})" if reasons else "")

@@ -51,6 +51,10 @@ def _fit(lines: list[str], width: int = WIDTH) -> str:
     return "\n".join(out)
 
 
+def _count(cards: int) -> str:
+    return f"{cards} card" if cards == 1 else f"{cards} cards"
+
+
 def _who(seat: int, you: int) -> str:
     return f"player_{seat}" + (" (you)" if seat == you else "")
 
@@ -152,7 +156,7 @@ def view_texas_euchre(game: Any, seat: int) -> str:
         if s == seat:
             hand = cards(game.hands[s])
         else:
-            hand = f"{game.hands[s].bit_count()} cards"
+            hand = _count(game.hands[s].bit_count())
         if s == game.thrower:
             hand += " (thrown down)"
         prefix = f"{mark} {_who(s, seat):<15}{game.scores[s]:>5}{game.stake_points[s]:>6}" \
@@ -170,8 +174,7 @@ def view_texas_euchre(game: Any, seat: int) -> str:
         more = "... | " if len(game.round_points) > len(recent) else ""
         lines.extend(_wrap("round points: ", more + " | ".join(" ".join(map(str, p)) for p in recent)))
     rule = "lowest" if game.reverse else "highest"
-    lines.append(f"(points are bad; the {rule} rank takes a trick, the later of equal ranks; "
-                 "suits never count)")
+    lines.append(f"(points are bad; the {rule} rank wins a trick, ties go to the later card)")
     return "\n".join(lines)
 
 
@@ -205,7 +208,7 @@ def view_cahoots_tricks(game: Any, seat: int) -> str:
             hand = cards(game.hands[s])
         else:
             size = game.hands[s].bit_count()
-            hand = f"{size} cards" + (f", known: {cards(game.known[s])}" if game.known[s] else "")
+            hand = _count(size) + (f", known: {cards(game.known[s])}" if game.known[s] else "")
         lines.extend(_wrap(f"{mark} {_who(s, seat):<15}{game.scores[s]:>6.4g} {ident:<9}", hand))
     if game.trick:
         lines.extend(_wrap_items("trick: ", [f"player_{s} {card_str(t)}" for s, t in game.trick]))
@@ -269,7 +272,7 @@ def view_cahoots_coop(game: Any, seat: int) -> str:
         if s == seat or game.open_hands:
             hand = " ".join(card_str(k) for k in game.hands[s]) or "-"
         else:
-            hand = f"{len(game.hands[s])} cards"
+            hand = _count(len(game.hands[s]))
         lines.append(f"{mark} {_who(s, seat):<15} {hand}")
     if game.completed:
         lines.extend(_wrap("completed: ", " ".join(goals[g].id for g in game.completed)))
