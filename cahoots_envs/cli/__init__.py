@@ -195,8 +195,7 @@ def cmd_train(args: argparse.Namespace) -> int:
               "pip install 'cahoots-envs[train]'", file=sys.stderr)
         return 1
     rest = list(args.train_args)
-    if rest and rest[0] == "--":
-        rest = rest[1:]
+    sys.argv[0] = f"{PROG} train"  # the script's usage line then reads as this command
     return int(train_main(rest) or 0)
 
 
@@ -211,11 +210,10 @@ def bench_script() -> Path | None:
 def cmd_bench(args: argparse.Namespace) -> int:
     script = bench_script()
     rest = list(args.bench_args)
-    if rest and rest[0] == "--":
-        rest = rest[1:]
     if script is not None and not args.quick:
         import runpy
 
+        sys.argv[0] = f"{PROG} bench"
         module = runpy.run_path(str(script), run_name="cahoots_bench")
         module["main"](rest)
         return 0
@@ -405,10 +403,11 @@ def build_parser() -> argparse.ArgumentParser:
         """),
         epilog=_raw("""
             example:
-              cahoots train --config configs/tiny_kc.yaml --total-timesteps 20000
+              cahoots train --config configs/kansas_city.yaml --total-timesteps 20000
         """),
     )
-    p.add_argument("train_args", nargs=argparse.REMAINDER, help="arguments for the training script")
+    p.add_argument("train_args", nargs="*", metavar="ARG",
+                   help="arguments for the training script (see 'cahoots train -- --help')")
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser(
@@ -427,7 +426,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--quick", action="store_true", help="the built-in quick measurement")
     p.add_argument("--seconds", type=float, default=1.0, help="seconds per env with --quick")
-    p.add_argument("bench_args", nargs=argparse.REMAINDER, help="arguments for bench_envs.py")
+    p.add_argument("bench_args", nargs="*", metavar="ARG",
+                   help="arguments for bench_envs.py (see 'cahoots bench -- --help')")
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser(
@@ -456,6 +456,26 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # train and bench hand every other argument, in order, to the scripts they wrap
+    if argv and argv[0] in ("train", "bench") and not {"-h", "--help"} & set(argv[1:2]):
+        own = ["--quick", "--seconds"] if argv[0] == "bench" else []
+        mine, passed = [argv[0]], []
+        rest = argv[1:]
+        while rest:
+            word = rest.pop(0)
+            if word == "--":
+                passed.extend(rest)
+                break
+            if word in own:
+                mine.append(word)
+                if word == "--seconds" and rest:
+                    mine.append(rest.pop(0))
+            else:
+                passed.append(word)
+        args = parser.parse_args(mine)
+        setattr(args, f"{argv[0]}_args", passed)
+        return int(args.func(args) or 0)
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
         parser.print_help()
