@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import copy
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -280,3 +280,18 @@ class CardGameEnv(AECEnv):
 
     def __str__(self) -> str:
         return self.metadata["name"]
+
+
+def env_factories(game_cls: type[Game]) -> tuple[Callable[..., CardGameEnv], Callable[..., CardGameEnv]]:
+    """The ``raw_env`` / ``env`` pair of a game module (CONTRACT §1)."""
+
+    def raw_env(**options: Any) -> CardGameEnv:
+        """The bare env: illegal actions raise ``IllegalActionError`` and change nothing."""
+        return CardGameEnv(game_cls, protected=False, **options)
+
+    def env(**options: Any) -> CardGameEnv:
+        """The protected env: an illegal action gives that agent -1 and ends the game, as
+        PettingZoo's classic wrappers do; out-of-range actions and use before reset are errors."""
+        return CardGameEnv(game_cls, protected=True, **options)
+
+    return raw_env, env

@@ -34,6 +34,9 @@ class Game(abc.ABC):
     POINTS_SIGN: ClassVar[int] = 1  # -1 where rulebook points are bad (texas_euchre)
     # option sets (besides each player count) that the shared test suite also runs
     TEST_VARIANTS: ClassVar[tuple[dict[str, Any], ...]] = ()
+    # mutable state copied by ``clone``: lists, and lists of lists (everything else is immutable)
+    CLONED_LISTS: ClassVar[tuple[str, ...]] = ()
+    CLONED_NESTED_LISTS: ClassVar[tuple[str, ...]] = ()
 
     num_players: int
     current_player: int  # seat to move; -1 once the game is over
@@ -91,15 +94,24 @@ class Game(abc.ABC):
     @abc.abstractmethod
     def action_to_str(self, action: int) -> str: ...
 
-    @abc.abstractmethod
     def str_to_action(self, text: str) -> int:
         """Parse notation; ``ValueError`` (naming the legal actions) if not legal now."""
+        return self.parse_legal(text)
 
     @abc.abstractmethod
     def render(self) -> str: ...
 
-    @abc.abstractmethod
-    def clone(self) -> Game: ...
+    def clone(self) -> Game:
+        """An independent copy: fields named in ``CLONED_LISTS`` / ``CLONED_NESTED_LISTS`` are
+        copied, the generator too; all other fields must be immutable (ints, strs, tuples)."""
+        twin = object.__new__(type(self))
+        twin.__dict__.update(self.__dict__)
+        for name in self.CLONED_LISTS:
+            setattr(twin, name, list(getattr(self, name)))
+        for name in self.CLONED_NESTED_LISTS:
+            setattr(twin, name, [list(inner) for inner in getattr(self, name)])
+        twin.rng = copy_generator(self.rng)  # type: ignore[attr-defined]
+        return twin
 
     @abc.abstractmethod
     def card_locations(self) -> list[str]:
@@ -124,6 +136,13 @@ class Game(abc.ABC):
         raise ValueError(
             f"{text!r} is not a legal action now; legal: {', '.join(self.action_to_str(a) for a in legal)}"
         )
+
+
+def copy_generator(rng: np.random.Generator) -> np.random.Generator:
+    """A generator in the same state (cheaper than ``copy.deepcopy``)."""
+    twin = np.random.Generator(type(rng.bit_generator)())
+    twin.bit_generator.state = rng.bit_generator.state
+    return twin
 
 
 def normalise_action_text(text: str) -> str:

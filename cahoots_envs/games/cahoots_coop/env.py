@@ -225,18 +225,7 @@ it completes over three times as many goals as random play but rarely all of the
 
 from __future__ import annotations
 
-from typing import Any
-
-from cahoots_envs.core.aec import CardGameEnv
+from cahoots_envs.core.aec import env_factories
 from cahoots_envs.games.cahoots_coop.rules import CahootsCoop
 
-
-def raw_env(**options: Any) -> CardGameEnv:
-    """The bare env: illegal actions raise ``IllegalActionError`` and change nothing."""
-    return CardGameEnv(CahootsCoop, protected=False, **options)
-
-
-def env(**options: Any) -> CardGameEnv:
-    """The protected env (an illegal action gives -1 and ends the game, as PettingZoo's classic
-    wrappers do)."""
-    return CardGameEnv(CahootsCoop, protected=True, **options)
+raw_env, env = env_factories(CahootsCoop)

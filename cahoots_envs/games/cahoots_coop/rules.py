@@ -109,6 +109,11 @@ class CahootsCoop(Game):
         )
     )
     DEAL_KEYS = ("start_player", "hands", "piles", "draw_pile", "goals")
+    CLONED_LISTS = (
+        "tops", "draw_pile", "box", "played", "goal_deck", "visible", "completed",
+        "last_completed", "scores",
+    )
+    CLONED_NESTED_LISTS = ("hands", "piles")
     COOPERATIVE = True
     TEST_VARIANTS = (
         {"num_players": 2, "open_hands": True, "multicolour_mode": "disjunctive"},
@@ -369,27 +374,12 @@ class CahootsCoop(Game):
         kind, pile = divmod(action, PILES)
         return f"play {card_str(kind)} on {pile}"
 
-    def str_to_action(self, text: str) -> int:
-        return self.parse_legal(text)
-
     def render(self) -> str:
         from cahoots_envs.games.cahoots_coop.encoder import render
 
         return render(self)
 
     # ---- copies and checks -------------------------------------------------------------------
-    def clone(self) -> CahootsCoop:
-        twin = object.__new__(CahootsCoop)
-        twin.__dict__.update(self.__dict__)
-        twin.hands = [list(h) for h in self.hands]
-        twin.piles = [list(p) for p in self.piles]
-        for name in ("tops", "draw_pile", "box", "played", "goal_deck", "visible", "completed",
-                     "last_completed", "scores"):
-            setattr(twin, name, list(getattr(self, name)))
-        twin.rng = np.random.Generator(type(self.rng.bit_generator)())
-        twin.rng.bit_generator.state = self.rng.bit_generator.state
-        return twin
-
     def card_locations(self) -> list[str]:
         cards: list[int] = []
         for zone in self.hands + self.piles + [self.draw_pile, self.box]:

@@ -136,18 +136,7 @@ drawn from the env's RNG.
 
 from __future__ import annotations
 
-from typing import Any
-
-from cahoots_envs.core.aec import CardGameEnv
+from cahoots_envs.core.aec import env_factories
 from cahoots_envs.games.cahoots_tricks.rules import CahootsTricks
 
-
-def raw_env(**options: Any) -> CardGameEnv:
-    """The bare env: illegal actions raise ``IllegalActionError`` and change nothing."""
-    return CardGameEnv(CahootsTricks, protected=False, **options)
-
-
-def env(**options: Any) -> CardGameEnv:
-    """The protected env (an illegal action gives -1 and ends the game, as PettingZoo's classic
-    wrappers do)."""
-    return CardGameEnv(CahootsTricks, protected=True, **options)
+raw_env, env = env_factories(CahootsTricks)

@@ -140,6 +140,11 @@ class CahootsTricks(Game):
         )
     )
     DEAL_KEYS = ("start_player", "identities", "hands", "reserve")
+    CLONED_LISTS = (
+        "scores", "points_thirds", "point_cards", "known", "kept_tally", "hands", "reserve",
+        "identities", "identity_suits", "trick", "suit_totals", "kept_now", "killed_now",
+        "kill_order", "winners", "draft_order",
+    )
     TEST_VARIANTS = (
         {"scoring": "face_value"},
         {"scoring": "face_value", "num_players": 3, "reward_mode": "points"},
@@ -524,26 +529,12 @@ class CahootsTricks(Game):
             raise ValueError(f"action {action} is out of range 0..{NUM_ACTIONS - 1}")
         return f"{VERBS[action // NUM_TYPES]} {card_str(action % NUM_TYPES)}"
 
-    def str_to_action(self, text: str) -> int:
-        return self.parse_legal(text)
-
     def render(self) -> str:
         from cahoots_envs.games.cahoots_tricks.encoder import render
 
         return render(self)
 
     # ---- copies and checks -------------------------------------------------------------------
-    def clone(self) -> CahootsTricks:
-        twin = object.__new__(CahootsTricks)
-        twin.__dict__.update(self.__dict__)
-        for name in ("scores", "points_thirds", "point_cards", "known", "kept_tally", "hands",
-                     "reserve", "identities", "identity_suits", "trick", "suit_totals",
-                     "kept_now", "killed_now", "kill_order", "winners", "draft_order"):
-            setattr(twin, name, list(getattr(self, name)))
-        twin.rng = np.random.Generator(type(self.rng.bit_generator)())
-        twin.rng.bit_generator.state = self.rng.bit_generator.state
-        return twin
-
     def card_locations(self) -> list[str]:
         zones = (
             self.hands + self.point_cards

@@ -114,18 +114,7 @@ cards per seat), `set_aside` (5 players). Later hands are dealt from the env's R
 
 from __future__ import annotations
 
-from typing import Any
-
-from cahoots_envs.core.aec import CardGameEnv
+from cahoots_envs.core.aec import env_factories
 from cahoots_envs.games.kansas_city.rules import KansasCity
 
-
-def raw_env(**options: Any) -> CardGameEnv:
-    """The bare env: illegal actions raise ``IllegalActionError`` and change nothing."""
-    return CardGameEnv(KansasCity, protected=False, **options)
-
-
-def env(**options: Any) -> CardGameEnv:
-    """The protected env (an illegal action gives -1 and ends the game, as PettingZoo's classic
-    wrappers do)."""
-    return CardGameEnv(KansasCity, protected=True, **options)
+raw_env, env = env_factories(KansasCity)

@@ -89,6 +89,11 @@ class KansasCity(Game):
         )
     )
     DEAL_KEYS = ("dealer", "hands", "set_aside")
+    CLONED_LISTS = (
+        "scores", "hands", "upgraded", "pending_pass", "passed", "received", "tricks_won",
+        "fours_captured", "captured", "trumps_played", "trick", "upgrade_queue",
+    )
+    CLONED_NESTED_LISTS = ("hand_scores",)
     TEST_VARIANTS = ({"hands": "per_player", "num_players": 5}, {"reward_mode": "points"})
 
     # ---- declared ---------------------------------------------------------------------------
@@ -408,27 +413,12 @@ class KansasCity(Game):
             return "no upgrade"
         raise ValueError(f"action {action} is out of range 0..{self.no_upgrade}")
 
-    def str_to_action(self, text: str) -> int:
-        return self.parse_legal(text)
-
     def render(self) -> str:
         from cahoots_envs.games.kansas_city.encoder import render
 
         return render(self)
 
     # ---- copies and checks -------------------------------------------------------------------
-    def clone(self) -> KansasCity:
-        twin = object.__new__(KansasCity)
-        twin.__dict__.update(self.__dict__)
-        for name in ("scores", "hands", "upgraded", "pending_pass", "passed", "received",
-                     "tricks_won", "fours_captured", "captured", "trumps_played", "trick",
-                     "upgrade_queue"):
-            setattr(twin, name, list(getattr(self, name)))
-        twin.hand_scores = [list(h) for h in self.hand_scores]
-        twin.rng = np.random.Generator(type(self.rng.bit_generator)())
-        twin.rng.bit_generator.state = self.rng.bit_generator.state
-        return twin
-
     def card_locations(self) -> list[str]:
         cards = []
         zones = self.hands + self.upgraded + self.pending_pass + self.captured

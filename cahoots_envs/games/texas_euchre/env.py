@@ -141,18 +141,7 @@ env's RNG with the cards the deal does not place. Later rounds are dealt from th
 
 from __future__ import annotations
 
-from typing import Any
-
-from cahoots_envs.core.aec import CardGameEnv
+from cahoots_envs.core.aec import env_factories
 from cahoots_envs.games.texas_euchre.rules import TexasEuchre
 
-
-def raw_env(**options: Any) -> CardGameEnv:
-    """The bare env: illegal actions raise ``IllegalActionError`` and change nothing."""
-    return CardGameEnv(TexasEuchre, protected=False, **options)
-
-
-def env(**options: Any) -> CardGameEnv:
-    """The protected env (an illegal action gives -1 and ends the game, as PettingZoo's classic
-    wrappers do)."""
-    return CardGameEnv(TexasEuchre, protected=True, **options)
+raw_env, env = env_factories(TexasEuchre)

@@ -185,6 +185,8 @@ class TexasEuchre(Game):
         )
     )
     DEAL_KEYS = ("dealer", "hands", "draw_pile")
+    CLONED_LISTS = ("scores", "hands", "draw_pile", "stakes", "stake_points", "trick", "tricks_won")
+    CLONED_NESTED_LISTS = ("round_points",)
     POINTS_SIGN = -1  # points are bad
     TEST_VARIANTS = (
         {"reverse": True},
@@ -500,25 +502,12 @@ class TexasEuchre(Game):
             return f"play {face_str(action - self.play_base)}"
         raise ValueError(f"action {action} is out of range 0..{self.play_base + FACES - 1}")
 
-    def str_to_action(self, text: str) -> int:
-        return self.parse_legal(text)
-
     def render(self) -> str:
         from cahoots_envs.games.texas_euchre.encoder import render
 
         return render(self)
 
     # ---- copies and checks -------------------------------------------------------------------
-    def clone(self) -> TexasEuchre:
-        twin = object.__new__(TexasEuchre)
-        twin.__dict__.update(self.__dict__)
-        for name in ("scores", "hands", "draw_pile", "stakes", "stake_points", "trick", "tricks_won"):
-            setattr(twin, name, list(getattr(self, name)))
-        twin.round_points = [list(p) for p in self.round_points]
-        twin.rng = np.random.Generator(type(self.rng.bit_generator)())
-        twin.rng.bit_generator.state = self.rng.bit_generator.state
-        return twin
-
     def card_locations(self) -> list[str]:
         cards = list(self.draw_pile)
         for zone in self.hands + self.stakes + [self.played]:
