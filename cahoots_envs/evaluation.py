@@ -229,7 +229,8 @@ class TournamentResult:
             "cooperative": self.cooperative,
             "lower_score_is_better": self.lower_score_is_better,
             "rating_model": self.rating_model,
-            "stats": [dict(asdict(s), rating_ordinal=s.rating_ordinal) for s in self.stats],
+            "stats": [dict(asdict(s), label=self.labels()[s.policy], rating_ordinal=s.rating_ordinal)
+                      for s in self.stats],
             "head_to_head": self.head_to_head,
             **self.meta,
         }
@@ -243,9 +244,14 @@ class TournamentResult:
             Path(path).write_text(text + "\n")
         return text
 
+    def labels(self) -> dict[str, str]:
+        """Short, unique names for the table and chart (a saved policy by its run folder)."""
+        return short_labels(self.policies)
+
     def table(self) -> str:
-        """The results as a text table (fits 80 columns for short policy names)."""
-        name_w = max(8, *(len(s.policy) for s in self.stats))
+        """The results as a text table, at most 80 columns wide."""
+        label = self.labels()
+        name_w = max(8, *(len(v) for v in label.values()))
         game = self.env_id.split("/", 1)[-1]
         lines = [
             f"{game}, {self.num_players} players, {len(self.games)} games, seed {self.seed}"
@@ -260,24 +266,27 @@ class TournamentResult:
         for s in self.stats:
             wr = f"{s.win_rate:6.1%} ({s.win_rate_ci[0]:.0%}-{s.win_rate_ci[1]:.0%})"
             sc = f"{s.mean_score:7.2f} ({s.mean_score_ci[0]:.1f} to {s.mean_score_ci[1]:.1f})"
-            row = f"{s.policy:<{name_w}} {s.seat_games:>5}  {wr:<18} {sc:<25}"
+            row = f"{label[s.policy]:<{name_w}} {s.seat_games:>5}  {wr:<18} {sc:<25}"
             if s.rating_mu is not None and s.rating_sigma is not None:
                 row += f" {s.rating_mu:5.1f} ± {2 * s.rating_sigma:4.1f}"
             lines.append(row)
         if len(self.policies) > 1 and not self.cooperative:
             lines.append("")
             lines.append("head to head: how often the row policy finished ahead of the column policy")
-            short = {p: p if len(p) <= 10 else p[:9] + "…" for p in self.policies}
+            short = {p: label[p] if len(label[p]) <= 10 else label[p][:9] + "…" for p in self.policies}
             lines.append(f"{'':<{name_w}}  " + "  ".join(f"{short[p]:>10}" for p in self.policies))
             for a in self.policies:
                 cells = []
                 for b in self.policies:
                     v = self.head_to_head[a].get(b) if a != b else None
                     cells.append(f"{'-' if v is None else f'{v:.0%}':>10}")
-                lines.append(f"{a:<{name_w}}  " + "  ".join(cells))
+                lines.append(f"{label[a]:<{name_w}}  " + "  ".join(cells))
         if self.rating_model:
             lines.append(f"(rating: OpenSkill {self.rating_model} mu ± 2 sigma; "
                          "table ordered by mu - 3 sigma)")
+        renamed = [f"{v} = {k}" for k, v in label.items() if k != v]
+        if renamed:
+            lines.append("(" + "; ".join(renamed) + ")")
         return "\n".join(lines)
 
     def plot(self, path: str | Path) -> Path:
@@ -287,7 +296,8 @@ class TournamentResult:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        names = [s.policy for s in self.stats][::-1]
+        label = self.labels()
+        names = [label[s.policy] for s in self.stats][::-1]
         stats = self.stats[::-1]
         y = np.arange(len(names))
         ncols = 2 if self.rating_model else 1
@@ -315,6 +325,28 @@ class TournamentResult:
         fig.savefig(path, dpi=110)
         plt.close(fig)
         return path
+
+
+LABEL_WIDTH = 14
+
+
+def short_labels(specs: Sequence[str]) -> dict[str, str]:
+    """Unique labels of at most ``LABEL_WIDTH`` characters for policy specs."""
+    out: dict[str, str] = {}
+    for spec in specs:
+        label = spec
+        if "/" in spec or spec.endswith((".safetensors", ".json", ".zip")):
+            path = Path(spec)
+            label = path.parent.name if path.stem == "policy" and path.parent.name else path.stem
+            label = label or spec
+        if len(label) > LABEL_WIDTH:
+            label = label[: LABEL_WIDTH - 1] + "…"
+        base, k = label, 2
+        while label in out.values():
+            label = f"{base[: LABEL_WIDTH - 3]}#{k}"
+            k += 1
+        out[spec] = label
+    return out
 
 
 def _rate(results: list[GameResult], policies: list[str], cooperative: bool,
