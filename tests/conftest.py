@@ -45,4 +45,4 @@ def make_env(game: str, protected: bool = True, **options: Any) -> Any:
     return module.env(**options) if protected else module.raw_env(**options)
 
 
-__all__ = ["CASES", "case_id", "cahoots_envs", "game_class", "make_env"]
+__all__ = ["CASES", "cahoots_envs", "case_id", "game_class", "make_env"]
