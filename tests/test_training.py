@@ -77,6 +77,7 @@ def tiny_config(env_id: str, tmp_path: Path) -> Path:
         "ppo": {"n_steps": 32, "batch_size": 64, "n_epochs": 1, "net_arch": [16]},
         "pool": {"snapshot_every": 64, "latest": 1.0},
         "eval": {"every": 128, "games": 4, "final_games": 4},
+        "pretrain": {"games": 2, "epochs": 1},
     }
     path = tmp_path / f"{game_of(env_id)}.yaml"
     path.write_text(yaml.safe_dump(data))

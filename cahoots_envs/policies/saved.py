@@ -33,7 +33,6 @@ from cahoots_envs.policies.network import MLPPolicy
 FORMAT = "cahoots-policy"
 FORMAT_VERSION = 1
 METADATA_KEY = "cahoots_policy"
-PICKLE_OPCODES = (b"\x80",)  # protocol 2+ pickles start with PROTO
 
 
 class PolicyFileError(ValueError):
@@ -78,10 +77,14 @@ def save_policy(
     path: str | Path,
     env_id: str,
     options: Mapping[str, Any] | None = None,
+    weights_dtype: str = "float32",
     **meta: Any,
 ) -> dict[str, Any]:
     """Write ``policy`` to ``path`` (``.safetensors``) and its metadata to the ``.json`` next to
-    it; returns the metadata. ``meta``: ``name``, ``description``, ``training``, ``evaluation``."""
+    it; returns the metadata. ``meta``: ``name``, ``description``, ``training``, ``evaluation``.
+    ``weights_dtype="float16"`` halves the file (the zoo's choice; inference is float32)."""
+    if weights_dtype not in ("float32", "float16"):
+        raise ValueError(f"weights_dtype {weights_dtype!r}: use 'float32' or 'float16'")
     info = env_info(env_id, options)
     if policy.input_size != info.layout.size or policy.output_size != info.num_actions:
         raise IncompatiblePolicyError(
@@ -93,8 +96,10 @@ def save_policy(
         path = path.with_suffix(".safetensors")
     path.parent.mkdir(parents=True, exist_ok=True)
     metadata = metadata_for(policy, info, **meta)
+    metadata["architecture"]["weights_dtype"] = weights_dtype
     text = json.dumps(metadata, indent=2, sort_keys=True, default=_jsonable)
-    safetensors_io.write(path, policy.tensors(), {METADATA_KEY: text})
+    tensors = {k: v.astype(weights_dtype) for k, v in policy.tensors().items()}
+    safetensors_io.write(path, tensors, {METADATA_KEY: text})
     path.with_suffix(".json").write_text(text + "\n")
     return json.loads(text)
 
@@ -116,6 +121,7 @@ def read_metadata(path: str | Path) -> dict[str, Any]:
 
 
 def _refuse_unsafe(path: Path, head: bytes) -> None:
+    """Refuse zip archives (torch.save, SB3): they hold pickles."""
     if head.startswith(b"PK\x03\x04"):
         try:
             names = set(zipfile.ZipFile(path).namelist())
@@ -130,11 +136,12 @@ def _refuse_unsafe(path: Path, head: bytes) -> None:
             f"{path}: refused: {kind} is pickle-based and could run code when loaded; "
             f"saved policies are .safetensors files.{hint}"
         )
-    if head.startswith(PICKLE_OPCODES):
-        raise UntrustedPolicyError(
-            f"{path}: refused: this is a pickle, which could run code when loaded; "
-            "saved policies are .safetensors files"
-        )
+
+
+def _looks_like_pickle(head: bytes) -> bool:
+    # protocol 2+ pickles open with PROTO <version>; checked only once safetensors parsing failed,
+    # since a safetensors header length may begin with the same byte
+    return len(head) >= 2 and head[0] == 0x80 and 2 <= head[1] <= 5
 
 
 def _read(path: Path) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
@@ -150,6 +157,11 @@ def _read(path: Path) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     try:
         tensors, raw_meta = safetensors_io.read(path)
     except safetensors_io.SafetensorsError as exc:
+        if _looks_like_pickle(head):
+            raise UntrustedPolicyError(
+                f"{path}: refused: this is a pickle, which could run code when loaded; "
+                "saved policies are .safetensors files"
+            ) from None
         raise PolicyFileError(str(exc)) from None
     if METADATA_KEY not in raw_meta:
         raise PolicyFileError(f"{path}: a safetensors file without cahoots policy metadata")

@@ -61,6 +61,18 @@ class EvalConfig:
 
 
 @dataclass
+class PretrainConfig:
+    """Behaviour cloning from a teacher before self-play (``games: 0`` turns it off)."""
+
+    teacher: str = "heuristic"  # a load_policy spec
+    games: int = 0  # teacher-only games to imitate
+    epochs: int = 4
+    batch_size: int = 512
+    learning_rate: float = 1e-3
+    value_coef: float = 0.5  # the critic is fitted to the teacher games' returns too
+
+
+@dataclass
 class TrainConfig:
     """One self-play training run."""
 
@@ -79,6 +91,7 @@ class TrainConfig:
     ppo: PPOConfig = field(default_factory=PPOConfig)
     pool: PoolConfig = field(default_factory=PoolConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
+    pretrain: PretrainConfig = field(default_factory=PretrainConfig)
 
 
 def _type_name(tp: Any) -> str:

@@ -239,6 +239,29 @@ def checkpoint(model: Any, run_dir: Path, pool: OpponentPool, steps: int) -> Non
     (folder / "state.json").write_text(json.dumps({"timesteps": steps, "snapshots": snaps}))
 
 
+def pretrain(config: TrainConfig, model: Any, evaluator: Evaluator) -> dict[str, Any]:
+    """Behaviour cloning from the teacher, then an evaluation recorded at step 0."""
+    from cahoots_envs.training.imitation import behaviour_clone, collect_demonstrations
+
+    p = config.pretrain
+    t0 = time.time()
+    teacher = load_policy(p.teacher, config.env_id, config.env_options, seed=config.seed + 3)
+    demos = collect_demonstrations(config.env_id, config.env_options, teacher, p.games,
+                                   seed=config.seed + 5, reward_scale=config.reward_scale)
+    print(f"behaviour cloning: {len(demos)} decisions from {p.games} {p.teacher} games "
+          f"({time.time() - t0:.0f}s)", flush=True)
+    stats = behaviour_clone(model.policy, demos, epochs=p.epochs, batch_size=p.batch_size,
+                            learning_rate=p.learning_rate, value_coef=p.value_coef,
+                            seed=config.seed, log=lambda m: print(m, flush=True))
+    results = evaluator.evaluate(MLPPolicy.from_sb3(model.policy), config.eval.games,
+                                 seed=config.seed + 11)
+    evaluator.record(0, results)
+    print("after behaviour cloning: " + ", ".join(f"vs {k} {r.win_rate:.3f}"
+                                                   for k, r in results.items()), flush=True)
+    return {"teacher": p.teacher, "games": p.games, "decisions": len(demos),
+            "seconds": round(time.time() - t0, 1), **{k: round(v, 4) for k, v in stats.items()}}
+
+
 def train(config: TrainConfig, run_dir: Path, resume: bool = False,
           command: str = "") -> dict[str, Any]:
     import torch
@@ -282,11 +305,14 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False,
             },
         )
     model.set_logger(configure(str(run_dir), ["csv", "tensorboard"]))
+    evaluator = Evaluator(config, run_dir)
+    pretrain_stats = None
+    if config.pretrain.games > 0 and not (resume and ckpt.is_file()):
+        pretrain_stats = pretrain(config, model, evaluator)
     latest = MLPPolicy.from_sb3(model.policy)
     latest.name = "latest"
     if config.pool.latest > 0:
         pool.set_only("latest", "latest", latest)
-    evaluator = Evaluator(config, run_dir)
     callback = make_callback(config, run_dir, pool, latest, evaluator, state)
     t0 = time.time()
     remaining = config.total_timesteps - model.num_timesteps
@@ -310,6 +336,7 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False,
         "timesteps": int(model.num_timesteps),
         "train_seconds": round(train_seconds, 1),
         "run": run_dir.name,
+        "behaviour_cloning": pretrain_stats,
     }
     meta = save_policy(learner, run_dir / "policy.safetensors", config.env_id,
                        config.env_options, name=run_dir.name,
