@@ -70,5 +70,5 @@ def test_public_action_hides_kansas_city_passes_and_upgrade_faces() -> None:
         game = env.game
     up = next(a for a in env.legal_actions() if game.action_to_str(a).startswith("upgrade"))
     text = public_action(game, up, (game.current_player + 1) % 4)
-    assert text.startswith("upgrade a ") and text.endswith("T)")
+    assert text.startswith("upgrade a card to ") and text.endswith("T")
     assert game.action_to_str(up).split()[1] not in text

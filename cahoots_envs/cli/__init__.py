@@ -294,13 +294,15 @@ def cmd_replay(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("replay stopped")
         return 0
-    print(result.env.render())
+    if not (args.show_all or args.step) or result.turns == 0:
+        print(result.env.render())
     scores = ", ".join(f"player_{s} {v:g}" for s, v in enumerate(result.scores))
     if result.complete:
-        print(f"replay OK: {result.turns} actions, every one legal; final scores match "
-              f"({scores})")
+        text = (f"replay OK: {result.turns} actions, every one legal; final scores match "
+                f"({scores})")
     else:
-        print(f"replayed {result.turns} actions, every one legal; scores so far: {scores}")
+        text = f"replayed {result.turns} actions, every one legal; scores so far: {scores}"
+    print(textwrap.fill(text, 80))
     return 0
 
 

@@ -11,7 +11,8 @@ from cahoots_envs.cli.views import WIDTH, _wrap_items, public_action, seat_view
 from cahoots_envs.core.game import normalise_action_text
 from cahoots_envs.gamelog import GameRecorder
 
-MANY = 16  # more legal moves than this are summarised per verb
+MANY = 16
+VERBS = ("play", "pass", "discard", "upgrade", "keep", "kill", "take", "throw", "no")  # more legal moves than this are summarised per verb
 
 HELP = """\
 How to move: type a move in the game's notation, as listed under "your moves".
@@ -97,10 +98,10 @@ def parse_move(game: Any, text: str) -> int:
     known_tokens = {w for t in strings for w in normalise_action_text(t).split()}
     reasons = []
     first = words[0].lower()
-    if first in ("play", "pass", "discard", "upgrade", "keep", "kill", "take", "throw", "no") \
-            and first not in {t.split()[0] for t in strings}:
+    if first in VERBS and first not in {t.split()[0] for t in strings}:
         reasons.append(f"you cannot {first} now")
-    unknown = [w for w in words[1:] if w not in known_tokens and w not in ("ON", "NONE", "DOWN")]
+    named = words[1:] if first in VERBS else words
+    unknown = [w for w in named if w not in known_tokens and w not in ("ON", "NONE", "DOWN")]
     if unknown:
         reasons.append(f"no legal move names {' '.join(unknown)}")
     if len(words) == 1 and first in verbs:
@@ -278,9 +279,10 @@ def final_summary(game: Any, seat: int | None = None) -> str:
         f"player_{s}{' (you)' if s == seat else ''} {game.scores[s]:g}" for s in range(n)
     )
     if game.COOPERATIVE:
-        result = ("The team WINS" if game.won else "The team loses") + \
-            f" ({len(game.completed)} of {game.num_goals} goals)."
-        return f"Final: goals completed {game.scores[0]:g}. {result}"
+        result = "The team WINS" if game.won else "The team loses"
+        setup = getattr(game, "completed_at_setup", 0)
+        return (f"{result}: {len(game.completed)} of {game.num_goals} goals completed"
+                + (f" ({setup} by the starting piles)." if setup else "."))
     outcome = game.outcome()
     winners = [s for s in range(n) if outcome[s] > 0]
     if not winners:

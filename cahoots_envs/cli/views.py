@@ -290,7 +290,7 @@ def public_action(game: Any, action: int, viewer: int) -> str:
         if verb == "pass":
             return "pass 3 cards"
         if verb == "upgrade":
-            return f"upgrade a {card[0]} (now {card[0]}T)"
+            return f"upgrade a card to {card[0]}T"
     return text
 
 
