@@ -106,11 +106,11 @@ def view_kansas_city(game: Any, seat: int) -> str:
         lines.extend(_wrap_items("trick: ", plays.split(", ")))
     played = game.played
     if played or game.played_trump_faces:
-        per_suit = "  ".join(
+        per_suit = [
             f"{SUITS[s]}:" + ("".join(str(r + 1) for r in range(8) if played >> (s * 8 + r) & 1) or "-")
             for s in range(7)
-        )
-        lines.append("played: " + per_suit)
+        ]
+        lines.extend(_wrap_items("played: ", per_suit, sep=" "))
         trumps_played = " ".join(
             f"{r + 1}T" + (f"x{k}" if k > 1 else "") for r, k in enumerate(game.trumps_played) if k
         )
