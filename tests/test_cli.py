@@ -161,6 +161,11 @@ def test_replay_refuses_a_tampered_log(tmp_path) -> None:
     assert rep.returncode == 1 and "not legal" in rep.stderr
     partial = cahoots("replay", str(log), "--turns", "5", "--show-all")
     assert partial.returncode == 0 and "replayed 5 actions" in partial.stdout
+    stepped = cahoots("replay", str(log), "--step", stdin="\n\nq\n")
+    assert stepped.returncode == 0 and "replay stopped" in stepped.stdout
+    assert stepped.stdout.count("-- enter: next") == 3
+    to_end = cahoots("replay", str(log), "--step", stdin="\nc\n")
+    assert to_end.returncode == 0 and "replay OK" in to_end.stdout
 
 
 def test_bench_runs_quickly() -> None:

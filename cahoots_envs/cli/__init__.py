@@ -267,24 +267,25 @@ def cmd_replay(args: argparse.Namespace) -> int:
           + ", ".join(f"{k}={v!r}" for k, v in h.get("options", {}).items()))
     if players:
         print("players: " + ", ".join(f"player_{s} {p}" for s, p in enumerate(players)))
-    interactive = args.step
+    state = {"interactive": bool(args.step), "rendered": False}
 
     def on_step(env: Any, record: dict[str, Any]) -> None:
+        state["rendered"] = False
         if args.quiet:
             return
         print(f"{record['turn']:>4}  player_{record['seat']}: {record['action']}")
-        if args.show_all or interactive:
+        if args.show_all or state["interactive"]:
             print(env.render())
-        if interactive:
-            answer = input("-- enter: next, c: to the end, q: stop -- ")
-            if answer.strip().lower() == "c":
-                interactive_off()
-            elif answer.strip().lower() == "q":
+            state["rendered"] = True
+        if state["interactive"]:
+            try:
+                answer = input("-- enter: next, c: to the end, q: stop -- ").strip().lower()
+            except EOFError:
+                answer = "c"
+            if answer == "c":
+                state["interactive"] = False
+            elif answer == "q":
                 raise KeyboardInterrupt
-
-    def interactive_off() -> None:
-        nonlocal interactive
-        interactive = False
 
     try:
         result = replay_log(log, on_step=on_step, stop_after=args.turns)
@@ -294,7 +295,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("replay stopped")
         return 0
-    if not (args.show_all or args.step) or result.turns == 0:
+    if not state["rendered"]:
         print(result.env.render())
     scores = ", ".join(f"player_{s} {v:g}" for s, v in enumerate(result.scores))
     if result.complete:
