@@ -17,6 +17,7 @@ import argparse
 import csv
 import datetime as _dt
 import json
+import os
 import shlex
 import sys
 import time
@@ -347,6 +348,21 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False,
     return {"run_dir": str(run_dir), "results": results, "metadata": meta}
 
 
+def limit_blas_threads(threads: int) -> None:
+    """One BLAS thread (or ``threads``): the numpy opponent networks multiply small matrices, and
+    a multi-threaded OpenBLAS on a busy 2-core machine ran them 40x slower (24 ms vs 0.6 ms for a
+    64x711 @ 711x64 product). ``training/train.py`` also sets ``OPENBLAS_NUM_THREADS`` before
+    numpy loads; this covers ``python -m`` and the CLI."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        if "OPENBLAS_NUM_THREADS" not in os.environ:
+            warnings.warn("threadpoolctl is not installed: set OPENBLAS_NUM_THREADS=1 if the "
+                          "opponents' numpy networks are slow", stacklevel=2)
+        return
+    threadpool_limits(threads, user_api="blas")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -370,6 +386,7 @@ def main(argv: list[str] | None = None) -> int:
         config.seed = args.seed
     if args.no_progress:
         config.progress_bar = False
+    limit_blas_threads(config.torch_threads)
     if not args.resume:
         run_dir = Path(args.runs_dir) / run_name(config)
     command = "python training/train.py " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
