@@ -523,6 +523,16 @@ def test_render_shows_piles_goals_and_hands() -> None:
 # ---- malformed deals (CONTRACT §3, §5) ---------------------------------------------------------
 
 
+FULL_DECK = [f"{n}{c}" for c in "GOPV" for n in range(1, 8)] * 2
+
+
+def without(cards: list[str], removed: list[str]) -> list[str]:
+    rest = list(cards)
+    for card in removed:
+        rest.remove(card)
+    return rest
+
+
 @pytest.mark.parametrize(("deal", "message"), [
     ({"hands": [["9G", "1O", "2V", "7P"], ["6G", "2O", "3V", "4P"]]}, "unknown Cahoots card '9G'"),
     ({"piles": ["5G", "5G", "5G", "1O"]}, "5G appears 3 times"),
@@ -537,6 +547,12 @@ def test_render_shows_piles_goals_and_hands() -> None:
     ({"start_player": 2}, "start_player must be a seat 0..1"),
     ({"draw_pile": "1G 2G"}, "draw_pile must be a list"),
     ({"dealer": 0}, "unknown deal key"),
+    # a scripted draw pile can leave too few cards for the keys left out
+    ({"draw_pile": FULL_DECK}, "leave 0 cards; the hands and piles left out need 12"),
+    ({"draw_pile": FULL_DECK[:45]}, "leave 11 cards; the hands and piles left out need 12"),
+    ({"hands": [["5G", "1O", "2V", "7P"], ["6G", "2O", "3V", "4P"]],
+      "draw_pile": without(FULL_DECK, ["5G", "1O", "2V", "7P", "6G", "2O", "3V", "4P"])[:45]},
+     "leave 3 cards; the piles left out need 4"),
 ])
 def test_malformed_deals_raise_and_change_nothing(deal: dict[str, Any], message: str) -> None:
     env = new_env(2, cascade_deal())

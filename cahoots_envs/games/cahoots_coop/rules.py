@@ -239,6 +239,16 @@ class CahootsCoop(Game):
         draw_pile = None
         if "draw_pile" in deal:
             draw_pile = cards_of("draw_pile", deal["draw_pile"], None, "draw_pile")
+        # §1.4 step 2: the keys left out are dealt from the cards the deal did not place
+        missing = [(what, size) for what, size, given in
+                   (("hands", n * HAND_SIZE, hands), ("piles", PILES, piles)) if given is None]
+        spare = DECK_SIZE - sum(counts)
+        need = sum(size for _, size in missing)
+        if spare < need:
+            names = " and ".join(what for what, _ in missing)
+            raise ValueError(
+                f"deal: the scripted cards leave {spare} cards; the {names} left out need {need}"
+            )
         goals = None
         if "goals" in deal:
             raw = deal["goals"]
