@@ -247,7 +247,8 @@ class CahootsCoop(Game):
         if spare < need:
             names = " and ".join(what for what, _ in missing)
             raise ValueError(
-                f"deal: the scripted cards leave {spare} cards; the {names} left out need {need}"
+                f"deal: the scripted cards leave {spare} card{'' if spare == 1 else 's'}; "
+                f"the {names} left out need {need}"
             )
         goals = None
         if "goals" in deal:
