@@ -561,6 +561,9 @@ BASE = make_deal([])
          r"6S dealt 3 times"),
         ({"identities": [["S", "H", "D"]] + IDENTITIES[1:]}, "not an identity card"),
         ({"identities": [IDENTITIES[0]] * 4}, "dealt twice"),
+        # CONTRACT §3: a malformed deal is a ValueError, not a TypeError from deep inside
+        ({"identities": [1, 2, 3, 4]}, "seat 0's identity 1 is not an identity card"),
+        ({"identities": IDENTITIES[:3] + [None]}, "seat 3's identity None"),
         ({"start_player": 4}, "start_player"),
         ({"reserve": RESERVE}, "only for 3 players"),
         ({"dealer": 1}, "unknown deal key"),

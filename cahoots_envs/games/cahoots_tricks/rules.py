@@ -236,7 +236,11 @@ class CahootsTricks(Game):
                 raise ValueError(f"deal: identities must be a list of {n} identity cards, one per seat")
             identities = []
             for seat, card in enumerate(raw):
-                letters = "".join(sorted(str(s).strip().upper() for s in card))
+                letters = (
+                    "".join(sorted(str(s).strip().upper() for s in card))
+                    if isinstance(card, (list, tuple, str))
+                    else ""
+                )
                 match = [i for i, c in enumerate(IDENTITY_CARDS) if "".join(sorted(c)) == letters]
                 if not match:
                     raise ValueError(
