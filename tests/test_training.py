@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import cahoots_envs
@@ -105,6 +106,11 @@ def test_train_script_smoke(env_id: str, tmp_path: Path) -> None:
     policy = cahoots_envs.load_policy(str(run_dir / "policy.safetensors"), env_id)
     assert policy.metadata["env_id"] == env_id
     assert "win" in out.stdout
+    strength = subprocess.run(
+        [sys.executable, str(ROOT / "training" / "strength.py"), str(run_dir / "policy.safetensors"),
+         "--games", "8"], capture_output=True, text=True, timeout=300, check=False)
+    assert strength.returncode == 0, strength.stderr[-3000:]
+    assert f"| {env_id.split('/')[1]} (" in strength.stdout
     if env_id == ENVS[0]:
         # --resume continues from the checkpoint up to a larger budget
         cfg = yaml.safe_load((run_dir / "config.yaml").read_text())
@@ -115,3 +121,28 @@ def test_train_script_smoke(env_id: str, tmp_path: Path) -> None:
         assert "resuming" in again.stdout
         state = json.loads((run_dir / "checkpoints" / "state.json").read_text())
         assert state["timesteps"] >= 512
+
+
+@pytest.mark.parametrize("reward_mode", ["win", "points"])
+def test_demonstrations_and_behaviour_cloning(reward_mode: str) -> None:
+    from sb3_contrib import MaskablePPO
+
+    from cahoots_envs.policies import RandomPolicy
+    from cahoots_envs.policies.network import MLPPolicy
+    from cahoots_envs.training import SeatEnv
+    from cahoots_envs.training.imitation import behaviour_clone, collect_demonstrations
+
+    env_id = "cahoots_envs/kansas_city-v0"
+    demos = collect_demonstrations(env_id, {"hands": 1, "reward_mode": reward_mode},
+                                   RandomPolicy(0), games=3, seed=1, reward_scale=0.5)
+    assert demos.masks[np.arange(len(demos)), demos.actions].all()
+    if reward_mode == "win":  # every decision's return is its seat's final payoff, scaled
+        payoffs = 0.5 * np.array([1, -1 / 3, 1 / 2, -1 / 2, 1 / 3, -1, 0])  # 1, 2 or 3 winners
+        assert np.isclose(demos.returns[:, None], payoffs[None]).any(axis=1).all()
+    else:
+        assert (demos.returns >= 0).all() and demos.returns.max() > 0
+    model = MaskablePPO("MlpPolicy", SeatEnv(env_id, {"hands": 1}), n_steps=16, batch_size=16,
+                        policy_kwargs={"net_arch": [32]}, device="cpu", seed=0)
+    stats = behaviour_clone(model.policy, demos, epochs=3, batch_size=64, log=lambda m: None)
+    assert 0 <= stats["accuracy"] <= 1 and stats["nll"] > 0
+    assert MLPPolicy.from_sb3(model.policy).act_batch(demos.observations[:5], demos.masks[:5]).shape == (5,)

@@ -126,7 +126,6 @@ def plot_learning_curve(run_dir: Path, config: TrainConfig) -> Path | None:
             ax1.plot(x, y, marker="o", label=f"vs {name}")
             ax1.fill_between(x, lo, hi, alpha=0.2)
     if not config.team:
-        n = int(config.env_options.get("num_players", 0) or 0)
         from cahoots_envs.policies.envinfo import env_info
 
         n = env_info(config.env_id, config.env_options).options["num_players"]
@@ -136,13 +135,14 @@ def plot_learning_curve(run_dir: Path, config: TrainConfig) -> Path | None:
     ax1.set_ylabel("win share (95% CI)")
     ax1.set_title(f"{config.env_id}: evaluation")
     ax1.legend()
-    progress = run_dir / "progress.csv"
-    if progress.is_file():
+    rows = []
+    for progress in sorted(run_dir.glob("progress*.csv")):  # progress_until_*.csv: before --resume
         with progress.open() as f:
-            rows = [r for r in csv.DictReader(f) if r.get("rollout/ep_rew_mean")]
-        if rows:
-            ax2.plot([int(r["time/total_timesteps"]) for r in rows],
-                     [float(r["rollout/ep_rew_mean"]) for r in rows])
+            rows += [r for r in csv.DictReader(f) if r.get("rollout/ep_rew_mean")]
+    rows.sort(key=lambda r: int(r["time/total_timesteps"]))
+    if rows:
+        ax2.plot([int(r["time/total_timesteps"]) for r in rows],
+                 [float(r["rollout/ep_rew_mean"]) for r in rows])
     ax2.set_xlabel("learner steps")
     ax2.set_ylabel("mean episode reward (training pool)")
     ax2.set_title("training reward")
@@ -305,6 +305,9 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False,
                 "activation_fn": {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[p.activation],
             },
         )
+    progress = run_dir / "progress.csv"
+    if resume and progress.is_file():  # SB3's CSV logger starts a fresh file: keep the old rows
+        progress.rename(run_dir / f"progress_until_{model.num_timesteps}.csv")
     model.set_logger(configure(str(run_dir), ["csv", "tensorboard"]))
     evaluator = Evaluator(config, run_dir)
     pretrain_stats = None

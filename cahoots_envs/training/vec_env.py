@@ -54,6 +54,7 @@ class SeatVecEnv(VecEnv):
         self.rng = np.random.default_rng(seed)
         self.reward_scale = float(reward_scale)
         self.tables: list[Table] = []
+        self._legal: list[list[int]] = []
         self._actions: np.ndarray | None = None
         self._obs = np.zeros((num_envs, self.info.layout.size), OBS_DTYPE)
         self._masks = np.zeros((num_envs, self.info.num_actions), bool)
@@ -72,9 +73,15 @@ class SeatVecEnv(VecEnv):
         self._reset_seeds()
         self._reset_options()
         self.tables = self._deal(self.num_envs)
+        self._observe_all()
+        return self._obs.copy()
+
+    def _observe_all(self) -> None:
+        """Encode every learner's observation and cache its legal actions (its mask)."""
+        self._legal = []
         for i, t in enumerate(self.tables):
             encode(t.game, t.obs_seat, self._obs[i])
-        return self._obs.copy()
+            self._legal.append(t.game.legal_actions())
 
     def _deal(self, count: int) -> list[Table]:
         """``count`` fresh tables, each with its learner to move."""
@@ -92,10 +99,9 @@ class SeatVecEnv(VecEnv):
 
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
         assert self._actions is not None, "step_async first"
-        n_actions = self.info.num_actions
-        for t, a in zip(self.tables, self._actions):
+        for t, legal, a in zip(self.tables, self._legal, self._actions):
             a = int(a)
-            if not 0 <= a < n_actions or a not in t.game.legal_actions():
+            if a not in legal:
                 g = t.game
                 raise ValueError(f"learner action {a} is illegal in phase {g.phase!r} "
                                  "(pass the action masks to the learner)")
@@ -125,15 +131,14 @@ class SeatVecEnv(VecEnv):
         if finished:
             for i, t in zip(finished, self._deal(len(finished))):
                 self.tables[i] = t
-        for i, t in enumerate(self.tables):
-            encode(t.game, t.obs_seat, self._obs[i])
+        self._observe_all()
         return self._obs.copy(), rewards, dones, infos
 
     def action_masks(self) -> np.ndarray:
         masks = self._masks
         masks[:] = False
-        for i, t in enumerate(self.tables):
-            masks[i, t.game.legal_actions()] = True
+        for i, legal in enumerate(self._legal):
+            masks[i, legal] = True
         return masks.copy()
 
     def close(self) -> None:
