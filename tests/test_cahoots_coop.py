@@ -156,8 +156,22 @@ def test_setup_resolves_goals_already_met_and_checks_replacements() -> None:
           "SAME_COLOUR"], goal_deck=["SUM_10"], over=False, to_move="player_0")
     game = env.unwrapped.game
     assert game.completed_at_setup == 2
-    # goals met by the starting piles count towards the win but are not the team's score
-    assert env.infos["player_0"]["score"] == 0
+    # goals met by the starting piles are completed goals: the team's score counts them (CONTRACT §4)
+    assert env.infos["player_0"]["score"] == 2 and env.infos["player_1"]["score"] == 2
+
+
+def test_setup_goals_are_paid_at_reset_in_points_mode() -> None:
+    """+1 per goal to every seat (CONTRACT §4), collected through last() at each first turn."""
+    deal = cascade_deal(goals=["RUN_OF_4", "SUM_8", "THREE_GREEN", "SAME_COLOUR", "SUM_18",
+                               "ALL_ODD", "SUM_10"])
+    env = new_env(2, deal, reward_mode="points")
+    assert env.rewards == {"player_0": 2.0, "player_1": 2.0}
+    _, reward, *_ = env.last()
+    assert reward == 2.0
+    env.step(env.unwrapped.str_to_action(env.unwrapped.game.legal_strings()[0]))
+    assert env.last()[1] >= 2.0  # player_1 still holds its setup points at its first turn
+    win_mode = new_env(2, deal)
+    assert win_mode.rewards == {"player_0": 0.0, "player_1": 0.0}
 
 
 def test_scripted_deal_fills_missing_keys_consistently() -> None:

@@ -114,6 +114,12 @@ class CardGameEnv(AECEnv):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self._skip_agent_selection = None
+        if self.reward_mode == "points" and any(game.scores):
+            # points the deal itself awards (cahoots_coop: goals met at setup) are paid at once;
+            # each agent collects them through last() at its first turn
+            sign = self.game_cls.POINTS_SIGN
+            for a, points in zip(self.possible_agents, game.scores):
+                self.rewards[a] = self._cumulative_rewards[a] = sign * float(points)
         self._update_infos()
         if game.is_over:
             self._over_at_deal(game)

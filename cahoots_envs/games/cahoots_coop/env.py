@@ -184,10 +184,10 @@ Two copies of one card in a hand are the same action. `env.unwrapped.action_to_s
   completed every goal, 0 if it lost.
 - `reward_mode="points"`: every seat receives +1 for each goal the team completes, at the step
   where it is completed (a cascade of three goals gives +3).
-- `infos[agent]["score"]`: the number of goals the team has completed by its plays.
-  **[interpretation]** Goals the starting piles meet at setup are set aside as completed and count
-  towards the win, but they are no one's doing and are not scored (the observation shows them in
-  `completed`). `infos[agent]["phase"]`: `play` or `game_over`.
+- `infos[agent]["score"]`: the number of goals the team has completed, including goals the
+  starting piles meet at setup (set aside as completed, §1.4 step 4). In points mode those setup
+  goals are paid at `reset` (each seat collects them through `last()` at its first turn).
+  `infos[agent]["phase"]`: `play` or `game_over`.
 
 Scripted deals (`env.reset(options={"deal": {...}})`): `start_player` (seat), `hands` (one list
 of 4 cards per seat), `piles` (4 cards, the starting tops left to right), `draw_pile` (top first),

@@ -195,6 +195,9 @@ class CahootsCoop(Game):
         self.last_play: tuple[int, int, int] | None = None  # (seat, kind, pile)
         # §1.4 step 4 / A4: goals met by the starting piles are set aside, replacements checked
         self.completed_at_setup = self._resolve_goals()
+        # they are completed goals like any other (CONTRACT §4: score = goals completed); the
+        # adapter pays them at reset in points mode
+        self.scores = [float(self.completed_at_setup)] * n
         start_player = int(rng.integers(n)) if start is None else start
         self.current_player = start_player
         self.start_player = start_player
