@@ -187,11 +187,16 @@ def test_trick_play_follow_suit_trumps_and_upgrades() -> None:
         (3, "play 3T"),
         (0, "play 4T", {"tricks_won": [2, 1, 1, 0], "fours_captured": [1, 0, 0, 0]}),
     ])
-    # the 4A face never appears for anyone else, before or after it is played
+    # the 4A face never appears for anyone else, before or after it is played; its owner
+    # remembers it among the played cards it knows
     for seat in (1, 2, 3):
         v = views(env, seat)
         assert v["played"][parse_card("4A")] == 0
         assert v["trumps_played"][3] == 1
+    assert views(env, 0)["played"][parse_card("4A")] == 1
+    assert views(env, 0)["own_upgraded"].sum() == 0
+    assert views(env, 1)["played"][parse_card("2A")] == 1  # seat 1's own 2T, played in this trick
+    assert views(env, 0)["played"][parse_card("2A")] == 0
 
 
 def test_no_upgrade_after_the_last_trick_but_after_the_second_to_last() -> None:

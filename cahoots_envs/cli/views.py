@@ -105,7 +105,7 @@ def view_kansas_city(game: Any, seat: int) -> str:
         )
         lines.extend(_wrap_items("trick: ", plays.split(", ")))
     played = game.played
-    if played or game.played_trump_faces:
+    if played or any(game.trumps_played):
         per_suit = [
             f"{SUITS[s]}:" + ("".join(str(r + 1) for r in range(8) if played >> (s * 8 + r) & 1) or "-")
             for s in range(7)

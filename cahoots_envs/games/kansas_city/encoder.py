@@ -48,7 +48,8 @@ def build_layout(n: int) -> Layout:
             Segment("trick", n * (DECK_SIZE + RANKS), "current trick: per relative seat, the face card "
                     "played (56) or the trump rank played (8)", shape=(n, DECK_SIZE + RANKS)),
             Segment("trick_leader", n, "relative seat that led the current trick (one-hot)"),
-            Segment("played", DECK_SIZE, f"face-up cards played this hand, {CARD_DOC}"),
+            Segment("played", DECK_SIZE, "cards played this hand whose face you know: every face-up "
+                    f"card and your own upgraded ones, {CARD_DOC}"),
             Segment("trumps_played", RANKS, "trumps played this hand, count per rank", high=7),
             Segment("tricks_won", n, "tricks won this hand per relative seat", high=h),
             Segment("fours_captured", n, "4s captured this hand per relative seat", high=7),
@@ -77,7 +78,7 @@ def encode(game: KansasCity, seat: int, out: np.ndarray) -> None:
     o = _offsets(n)
     hands, upgraded = game.hands, game.upgraded
     field = hands[seat] << o["hand"] | upgraded[seat] << o["own_upgraded"]
-    field |= game.played << o["played"]
+    field |= (game.played | game.own_trumps_played[seat]) << o["played"]
     field |= (game.passed[seat] | game.pending_pass[seat]) << o["passed"]
     field |= game.received[seat] << o["received"]
     if game.set_aside >= 0:
@@ -128,7 +129,8 @@ def render(game: KansasCity) -> str:
     """A table in the notation (spectator view: hands shown, upgraded faces never shown)."""
     n = game.num_players
     if game.is_over:
-        head = f"Kansas City — game over after {game.hands_total} hands"
+        plural = "s" if game.hands_total > 1 else ""
+        head = f"Kansas City — game over after {game.hands_total} hand{plural}"
     else:
         head = (
             f"Kansas City — hand {game.hand_number + 1} of {game.hands_total}, "

@@ -65,7 +65,7 @@ the per-player blocks grow by one row and later indices shift).
 | 144–175 | `trump_ranks` | 4×8 | 0–1 | 1 if that player holds an unplayed trump of that rank, rows relative as above |
 | 176–431 | `trick` | 4×64 | 0–1 | current trick: per relative seat, the face card played (56) or the trump rank played (8) |
 | 432–435 | `trick_leader` | 4 | 0–1 | relative seat that led the current trick (one-hot) |
-| 436–491 | `played` | 56 | 0–1 | face-up cards played this hand, one-hot by card, index `suit*8 + rank-1`, suits A–G |
+| 436–491 | `played` | 56 | 0–1 | cards played this hand whose face you know: every face-up card and your own upgraded ones, one-hot by card, index `suit*8 + rank-1`, suits A–G |
 | 492–499 | `trumps_played` | 8 | 0–7 | trumps played this hand, count per rank |
 | 500–503 | `tricks_won` | 4 | 0–14 | tricks won this hand per relative seat |
 | 504–507 | `fours_captured` | 4 | 0–7 | 4s captured this hand per relative seat |

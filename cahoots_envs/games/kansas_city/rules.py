@@ -92,6 +92,7 @@ class KansasCity(Game):
     CLONED_LISTS = (
         "scores", "hands", "upgraded", "pending_pass", "passed", "received", "tricks_won",
         "fours_captured", "captured", "trumps_played", "trick", "upgrade_queue",
+        "own_trumps_played",
     )
     CLONED_NESTED_LISTS = ("hand_scores",)
     TEST_VARIANTS = ({"hands": "per_player", "num_players": 5}, {"reward_mode": "points"})
@@ -213,7 +214,8 @@ class KansasCity(Game):
         self.fours_captured = [0] * n
         self.captured = [0] * n
         self.played = 0  # face-up (non-upgraded) cards played this hand
-        self.played_trump_faces = 0  # upgraded cards played this hand (faces stay hidden)
+        # upgraded cards each seat played this hand: the faces stay hidden from everyone else
+        self.own_trumps_played = [0] * n
         self.trumps_played = [0] * RANKS
         self.trick: list[tuple[int, int, bool]] = []  # (seat, card id, played as trump)
         self.tricks_played = 0
@@ -336,10 +338,10 @@ class KansasCity(Game):
     def _finish_trick(self) -> None:
         winner = self.trick_winner()
         cards = 0
-        for _, card, is_trump in self.trick:
+        for seat, card, is_trump in self.trick:
             cards |= 1 << card
             if is_trump:
-                self.played_trump_faces |= 1 << card
+                self.own_trumps_played[seat] |= 1 << card
                 self.trumps_played[card & 7] += 1
             else:
                 self.played |= 1 << card
