@@ -617,3 +617,56 @@ def test_notation_and_illegal_actions() -> None:
     assert np.array_equal(env.observe("player_0")["observation"], before)
     with pytest.raises(IllegalActionError, match="out of range"):
         env.step(85)
+
+
+def everything(env: Any, seat: int) -> tuple:
+    return (seat, "discard " + " ".join(hand(env, seat)))
+
+
+def test_empty_deck_throw_down_option_lets_players_throw_at_an_empty_deck() -> None:
+    """A3's alternative (option ``empty_deck_throw_down``): when the pile runs out before anyone
+    throws down, each player in turn may still throw down or decline (``discard none``)."""
+    env = new_env(DEAL_4P, empty_deck_throw_down=True)
+    game = env.unwrapped.game
+    for seat in (0, 1, 2, 3, 0, 1):
+        run(env, [everything(env, seat)])
+    run(env, [(2, "discard " + " ".join(hand(env, 2)[:2]), {"pile": 0, "to_move": 3, "phase": "draw"})])
+    assert legal(env) == ["discard none", "throw down"]
+    run(env, [
+        (3, "discard none", {"to_move": 0}),
+        (0, "discard none", {"to_move": 1}),
+        (1, "throw down", {"phase": "final_lap", "to_move": 2}),
+    ])
+    assert legal(env) == ["discard none"]  # nothing left to draw on the final lap
+    run(env, [(2, "discard none"), (3, "discard none"), (0, "discard none", {"phase": "play", "to_move": 1})])
+    assert game.thrower == 1 and game.round_number == 0
+
+
+def test_empty_deck_throw_down_option_exhausts_after_a_whole_lap_declines() -> None:
+    env = new_env(DEAL_4P, empty_deck_throw_down=True, reward_mode="points")
+    game = env.unwrapped.game
+    for seat in (0, 1, 2, 3, 0, 1):
+        run(env, [everything(env, seat)])
+    run(env, [(2, "discard " + " ".join(hand(env, 2)[:2]))])
+    stakes = list(game.stake_points)
+    run(env, [(3, "discard none"), (0, "discard none"), (1, "discard none")])
+    assert game.round_number == 0 and env.agent_selection == "player_2"  # the emptier's chance too
+    run(env, [(2, "discard none", {"round_points": stakes, "scores": stakes})])
+    assert game.round_number == 1
+
+
+def test_empty_deck_in_the_first_lap_skips_players_without_a_first_turn() -> None:
+    """5 players: 22 cards to draw, so the pile can run out before everyone's first turn; a
+    player who has not had one may not throw down (FAQ 1) and counts as declining."""
+    hands = [DECK[i * 6:(i + 1) * 6] for i in range(5)]
+    deal = make_deal(hands, dealer=4)
+    env = new_env(deal, empty_deck_throw_down=True)
+    for seat in (0, 1, 2):
+        run(env, [everything(env, seat)])
+    run(env, [(3, "discard " + " ".join(hand(env, 3)[:4]), {"pile": 0, "to_move": 0})])
+    assert legal(env) == ["discard none", "throw down"]
+    plain = new_env(deal)
+    for seat in (0, 1, 2):
+        run(plain, [everything(plain, seat)])
+    run(plain, [(3, "discard " + " ".join(hand(plain, 3)[:4]))])
+    assert plain.unwrapped.game.round_number == 1  # by default the deck is exhausted at once

@@ -188,7 +188,11 @@ def check_compatible(metadata: Mapping[str, Any], info: EnvInfo, source: str = "
     else:
         if metadata.get("env_version") != want["env_version"]:
             problems.append(f"env version {metadata.get('env_version')} != {want['env_version']}")
-        saved_opts = metadata.get("game_options", {})
+        saved_opts = dict(metadata.get("game_options", {}))
+        # an option the policy does not record was added later; the policy played its default
+        for key, option in info.game_cls.OPTIONS.by_name.items():
+            if key in want["game_options"] and key not in saved_opts:
+                saved_opts[key] = option.default
         for key in sorted(set(saved_opts) | set(want["game_options"])):
             a, b = saved_opts.get(key, "<absent>"), want["game_options"].get(key, "<absent>")
             if a != b:

@@ -33,7 +33,10 @@ bad**: the lowest total wins.
     again is the same as `discard none` (A9), so it is not offered.
   - The discards in front of a player are their **stake**, public, worth the sum of their values.
   - **Deck exhaustion** (FAQ 7): if the draw pile runs out before anyone throws down, there is no
-    trick phase; everyone takes their stake as points.
+    trick phase; everyone takes their stake as points. With the option `empty_deck_throw_down`
+    (A3's alternative) each player in turn, facing the empty pile, may still `throw down` or
+    decline with `discard none`; the deck is exhausted once a whole lap has declined (a player
+    who has not had a first turn cannot throw down and counts as declining).
 - **Trick phase** (§3.2.3): the thrower leads; everyone plays any card in turn. The highest rank
   takes the trick; among equal top ranks the card played **last** wins (two identical cards of a
   double deck too). The winner leads the next trick.
@@ -63,6 +66,7 @@ bad**: the lowest total wins.
 | `reward_mode` | `'win'` | one of 'win', 'points' | `'win'`: rewards at game end only; `'points'`: rewarded as rulebook points are awarded |
 | `target_score` | `100` | an int from 1 to 10000 | the game ends after the round in which someone reaches this score (§3.2.6, A6) |
 | `face_card_values` | `'ranked'` | one of 'ranked', 'tens_ace_low', 'tens_ace_high' | points of J/Q/K/A (A2): `'ranked'` 11/12/13/14, `'tens_ace_low'` 10/10/10/1, `'tens_ace_high'` 10/10/10/11 (2–10 always score their rank) |
+| `empty_deck_throw_down` | `False` | one of False, True | A3's alternative: when the pile runs out before anyone throws down, each player in turn may still throw down (`throw down`) or decline (`discard none`); the deck is exhausted only when a whole lap has declined |
 | `reverse` | `False` | one of False, True | Reverse Texas Euchre (§3.6): the lowest card takes each trick and the mirrored scoring applies |
 <!-- /options-table -->
 
@@ -108,7 +112,7 @@ turn of the throw down, tricks, scores and the target.
 
 | ids (4 players) | text | meaning |
 |---|---|---|
-| 0 | `discard none` | final lap only: keep your hand |
+| 0 | `discard none` | final lap: keep your hand; with `empty_deck_throw_down`, also declining to throw down at an empty pile |
 | 1–31 | `discard 5H 7H` | discard these cards (face up, your stake) and draw as many; id = bit mask over the positions of your hand sorted by card index (bit p = the p-th card) |
 | 32 | `throw down` | lay your hand face down and end the draw phase (not on your first turn) |
 | 33–84 | `play AC` | play this card; id = 33 + card index |

@@ -177,6 +177,13 @@ class TexasEuchre(Game):
                 choices=tuple(FACE_VALUES),
             ),
             Option(
+                "empty_deck_throw_down", False,
+                "A3's alternative: when the pile runs out before anyone throws down, each player in "
+                "turn may still throw down (`throw down`) or decline (`discard none`); the deck is "
+                "exhausted only when a whole lap has declined",
+                choices=(False, True),
+            ),
+            Option(
                 "reverse", False,
                 "Reverse Texas Euchre (§3.6): the lowest card takes each trick and the mirrored "
                 "scoring applies",
@@ -192,6 +199,7 @@ class TexasEuchre(Game):
         {"reverse": True},
         {"num_players": 6, "reverse": True, "face_card_values": "tens_ace_low",
          "reward_mode": "points", "target_score": 60},
+        {"num_players": 3, "empty_deck_throw_down": True},
     )
 
     # ---- declared ---------------------------------------------------------------------------
@@ -208,13 +216,14 @@ class TexasEuchre(Game):
     @classmethod
     def max_game_length(cls, options: Mapping[str, Any]) -> int:
         # a round has at most (pile) discard turns, one throw down, n-1 final-lap turns and n*H
-        # plays = deck + n decisions; every round gives someone at least the smallest card value
+        # plays = deck + n decisions (+ n declines with empty_deck_throw_down); every round gives
+        # someone at least the smallest card value
         # (everyone discards on the first lap), so the totals bound the number of rounds
         n = options["num_players"]
         deck = FACES * DECKS[n]
         v_min = min(FACE_VALUES[options["face_card_values"]])
         rounds = n * (options["target_score"] - 1) // v_min + 1
-        return rounds * (deck + n)
+        return rounds * (deck + 2 * n)
 
     @classmethod
     def full_deck(cls, options: Mapping[str, Any]) -> list[str]:
@@ -230,6 +239,7 @@ class TexasEuchre(Game):
         self.decks = DECKS[n]
         self.deck_size = FACES * self.decks
         self.target_score = int(options["target_score"])
+        self.empty_deck_throw_down = bool(options["empty_deck_throw_down"])
         self.reverse = bool(options["reverse"])
         face_values = FACE_VALUES[options["face_card_values"]]
         self.values = [face_values[c >> 3] for c in range(2 * FACES)]  # by card id
@@ -339,6 +349,7 @@ class TexasEuchre(Game):
         self.throw_turn = -1  # draw turns taken this round before the throw down
         self.draw_turns = 0
         self.final_lap_left = 0
+        self.empty_deck_declines = 0  # A3 alternative: players who declined to throw down
         self.trick: list[tuple[int, int]] = []  # (seat, card id) in order of play
         self.tricks_won = [0] * n
         self.tricks_played = 0
@@ -372,7 +383,8 @@ class TexasEuchre(Game):
         # A1: discard k cards, k capped at the hand size and the draw pile; k >= 1 on ordinary
         # turns, k >= 0 on the final lap; throw down only from a player's second turn (FAQ 1)
         hi = min(self.hand_size, len(self.draw_pile))
-        lo = 0 if phase == PHASE_FINAL_LAP else 1
+        # k = 0 is `discard none`: on the final lap, or declining to throw down at an empty deck
+        lo = 0 if phase == PHASE_FINAL_LAP or hi == 0 else 1
         dup = _dup_mask(hand) if self.decks > 1 else 0
         return list(_draw_legal(self.hand_size, lo, hi, phase == PHASE_DRAW, dup))
 
@@ -416,12 +428,24 @@ class TexasEuchre(Game):
                 self.current_player = (seat + 1) % n
             return
         self.had_first_turn |= 1 << seat
+        nxt = (seat + 1) % n
         if not pile:
+            if subset == 0:
+                self.empty_deck_declines += 1
+            if self.empty_deck_throw_down and self.empty_deck_declines < n:
+                # A3's alternative: the next player who may throw down gets the chance; one who
+                # has not had a first turn cannot (FAQ 1) and counts as declining
+                while not self.had_first_turn >> nxt & 1 and self.empty_deck_declines < n - 1:
+                    self.empty_deck_declines += 1
+                    nxt = (nxt + 1) % n
+                if self.had_first_turn >> nxt & 1:
+                    self.current_player = nxt
+                    self._phase = PHASE_DRAW
+                    return
             # FAQ 7 / §3.2.2: the deck ran out before anyone threw down: no trick phase, every
             # player counts 0 tricks and takes the points in front of them
             self._end_round(list(self.stake_points))
             return
-        nxt = (seat + 1) % n
         self.current_player = nxt
         self._phase = PHASE_DRAW if self.had_first_turn >> nxt & 1 else PHASE_FIRST_TURN
 
