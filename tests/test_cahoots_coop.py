@@ -1,5 +1,5 @@
 """Scenario tests for Cahoots (cooperative goal cards) on scripted deals, one or more per rule of
-../shared/rules/cahoots_coop.md. Each scenario is a table of (agent, action text, expected facts)
+docs/rules/cahoots_coop.md. Each scenario is a table of (agent, action text, expected facts)
 driven through the env and the notation."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Cahoots, competitive (../shared/rules/cahoots_tricks.md) as scenario tables on scripted deals.
+"""Cahoots, competitive (docs/rules/cahoots_tricks.md) as scenario tables on scripted deals.
 
 Each scenario is a table of ``(seat, action text, expected facts)`` rows driven through the
 protected env and the notation. ``"illegal"`` means the action must be refused by

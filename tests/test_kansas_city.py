@@ -1,4 +1,4 @@
-"""Kansas City rules (../shared/rules/kansas_city.md) as scenario tables on scripted deals.
+"""Kansas City rules (docs/rules/kansas_city.md) as scenario tables on scripted deals.
 
 Each scenario is a table of ``(seat, action text, expected fact)`` rows driven through the
 protected env and the notation. ``"illegal"`` means the action must be refused by ``raw_env``

@@ -1,4 +1,4 @@
-"""Texas Euchre rules (../shared/rules/texas_euchre.md) as scenario tables on scripted deals.
+"""Texas Euchre rules (docs/rules/texas_euchre.md) as scenario tables on scripted deals.
 
 Each scenario is a table of ``(seat, action text, expected facts)`` rows driven through the
 protected env and the notation. ``"illegal"`` means the text must not be a legal action now

@@ -16,7 +16,7 @@ A cooperative game (Gamewright, 2018; Ken Gruhl): the team wins or loses togethe
 
 ## Rules
 
-Rules spec: `../shared/rules/cahoots_coop.md` (section numbers below refer to it).
+Rules spec: `docs/rules/cahoots_coop.md` (section numbers below refer to it).
 
 - **Cards** (§1.3): 56 number cards, colours G green, O orange, P pink, V purple × numbers 1–7 ×
   two copies. Hands hold 4 cards for every player count.

@@ -1,6 +1,6 @@
 """Cahoots goal cards: loaded from ``goals.json`` and evaluated on the four pile tops.
 
-The printed list of 50 goals was not found (../shared/rules/cahoots_coop.md §1.0, A1), so the
+The printed list of 50 goals was not found (docs/rules/cahoots_coop.md §1.0, A1), so the
 spec's own set of §1.9 lives in one data file; a different list in the same format can be loaded
 with ``load_goals(path)``. Each goal is a predicate from one of five families with parameters:
 

@@ -1,5 +1,5 @@
 """Cahoots (cooperative goal cards, Gamewright) — the rules, in the words of
-../shared/rules/cahoots_coop.md (section numbers below refer to it).
+docs/rules/cahoots_coop.md (section numbers below refer to it).
 
 Number cards are kinds 0..27: ``kind = colour * 7 + (number - 1)`` with colours G green, O orange,
 P pink, V purple; the deck holds two copies of each kind (§1.3). A hand is a sorted list of kinds,
@@ -264,7 +264,7 @@ class CahootsCoop(Game):
                 if key not in GOAL_INDEX:
                     raise ValueError(
                         f"deal: unknown goal {gid!r}; goals are ids such as SUM_15 or "
-                        "THREE_GREEN (see ../shared/rules/cahoots_coop.md §1.9)"
+                        "THREE_GREEN (see docs/rules/cahoots_coop.md §1.9)"
                     )
                 if GOAL_INDEX[key] in goals:
                     raise ValueError(f"deal: goal {key} appears twice (there is one of each)")

@@ -14,7 +14,7 @@ env = cahoots_tricks_v0.env(num_players=4)   # or cahoots_envs.make("cahoots_tri
 
 ## Rules
 
-Rules spec: `../shared/rules/cahoots_tricks.md` (section numbers below refer to it).
+Rules spec: `docs/rules/cahoots_tricks.md` (section numbers below refer to it).
 
 - **Cards** (§2.1): 48 cards, 6 suits — spades `S`, hearts `H`, diamonds `D`, clubs `C`, cups `U`,
   stars `R` — each with values 4, 5, 5, 6, 6, 7, 7, 8. Copies of a card are interchangeable.

@@ -1,5 +1,5 @@
 """Cahoots (Mayday Games), the competitive trick-taking game — the rules, in the words of
-../shared/rules/cahoots_tricks.md (section numbers below refer to it).
+docs/rules/cahoots_tricks.md (section numbers below refer to it).
 
 Cards of the same suit and value are indistinguishable, so a card is its *type*:
 ``type = suit * 5 + value - 4`` with suits S H D C U R (spades, hearts, diamonds, clubs, cups,

@@ -14,7 +14,7 @@ env = kansas_city_v0.env(num_players=4)   # or cahoots_envs.make("kansas_city-v0
 
 ## Rules
 
-Rules spec: `../shared/rules/kansas_city.md` (section numbers below refer to it).
+Rules spec: `docs/rules/kansas_city.md` (section numbers below refer to it).
 
 - 56 cards: 7 suits (A–G) × ranks 1–8. A card's **back shows its rank**, so the ranks of every
   hand are public; only suits are private (§4.1, K1).

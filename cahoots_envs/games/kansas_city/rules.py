@@ -1,4 +1,4 @@
-"""Kansas City: The Trick-Taking Game — the rules, in the words of ../shared/rules/kansas_city.md.
+"""Kansas City: The Trick-Taking Game — the rules, in the words of docs/rules/kansas_city.md.
 
 Cards are ids 0..55: ``id = suit * 8 + (rank - 1)`` with suits A..G and ranks 1..8. Card sets are
 int bitmasks. An upgraded card keeps its id (its printed face, known only to its owner) but lives

@@ -14,7 +14,7 @@ env = texas_euchre_v0.env(num_players=4)   # or cahoots_envs.make("texas_euchre-
 
 ## Rules
 
-Rules spec: `../shared/rules/texas_euchre.md` (section numbers below refer to it). Despite the
+Rules spec: `docs/rules/texas_euchre.md` (section numbers below refer to it). Despite the
 name it has nothing to do with Euchre: no trumps, no suits to follow, no bidding. **Points are
 bad**: the lowest total wins.
 

@@ -1,4 +1,4 @@
-"""Texas Euchre — the rules, in the words of ../shared/rules/texas_euchre.md.
+"""Texas Euchre — the rules, in the words of docs/rules/texas_euchre.md.
 
 A card's *face* is ``rank * 4 + suit`` (ranks 2..A as 0..12, suits C D H S); with two decks (6
 players) both copies of a face exist, so a physical card's id is ``face * 2 + copy`` and card
