@@ -11,7 +11,13 @@ rollouts and updates together):
   n_steps = 2048 / n_envs so a rollout is still 2048 steps), with every other seat played by
   frozen network snapshots of the learner (numpy MLPs of the learner's shape).
 
-    python benchmarks/bench_training.py [--env kansas_city-v0] [--steps 6144] [--markdown]
+    python benchmarks/bench_training.py [--env kansas_city-v0] [--steps 6144] [--n-envs 16 64 256]
+
+Two columns per row: steps/s of the whole ``learn()`` and of its rollout collection alone (the
+environment, the opponents and the learner's inference; the gradient updates excluded). The
+updates cost the same per step whatever feeds them, for a given network, so the rollout column is
+the environment's share; the table is printed twice, with MaskablePPO's default update settings
+and with the lighter ones our training configs use.
 
 BLAS and torch are limited to one thread for every row (a multi-threaded OpenBLAS on a busy
 2-core machine is many times slower for these small matmuls). Needs the ``train`` and ``bench``
@@ -79,12 +85,27 @@ def tutorial_env() -> Any:
     return ActionMasker(env, lambda e: e.action_mask())
 
 
-def time_learn(env: Any, steps: int, n_steps: int = 2048) -> float:
-    model = MaskablePPO(MaskableActorCriticPolicy, env, n_steps=n_steps, seed=0, device="cpu")
+def time_learn(env: Any, steps: int, n_steps: int = 2048, **ppo: Any) -> tuple[float, float]:
+    """Learner steps/s of ``model.learn`` and of its rollout collection alone (environment,
+    opponents and the learner's own inference, without the gradient updates)."""
+    model = MaskablePPO(MaskableActorCriticPolicy, env, n_steps=n_steps, seed=0, device="cpu", **ppo)
     model.learn(n_steps * getattr(env, "num_envs", 1))  # warm-up rollout and update
+    collecting = 0.0
+    collect = model.collect_rollouts
+
+    def timed_collect(*args: Any, **kwargs: Any) -> Any:
+        nonlocal collecting
+        start = time.perf_counter()
+        try:
+            return collect(*args, **kwargs)
+        finally:
+            collecting += time.perf_counter() - start
+
+    model.collect_rollouts = timed_collect  # type: ignore[method-assign]
     start = time.perf_counter()
     model.learn(steps, reset_num_timesteps=False)
-    return steps / (time.perf_counter() - start)
+    total = time.perf_counter() - start
+    return steps / total, steps / collecting
 
 
 def snapshot_pool(env_id: str, count: int = 2) -> OpponentPool:
@@ -102,35 +123,38 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--env", default="kansas_city-v0")
     parser.add_argument("--steps", type=int, default=6144, help="learner steps timed per row")
-    parser.add_argument("--n-envs", type=int, nargs="+", default=[16, 64])
-    parser.add_argument("--markdown", action="store_true")
+    parser.add_argument("--n-envs", type=int, nargs="+", default=[16, 64, 256])
     args = parser.parse_args()
     torch.set_num_threads(1)
-    rows: list[tuple[str, float]] = []
-    try:
-        rows.append(("PettingZoo SB3 action-mask tutorial, connect_four_v3", time_learn(
-            tutorial_env(), args.steps)))
-    except ImportError as exc:
-        print(f"(tutorial row skipped: {exc}; pip install -e '.[bench]')")
-    pool = snapshot_pool(args.env)
-    single = DummyVecEnv([lambda: SeatEnv(args.env, opponents=pool, seed=0)])
-    rows.append((f"SeatEnv, {args.env}, snapshot opponents", time_learn(single, args.steps)))
-    for n in args.n_envs:
-        venv = SeatVecEnv(args.env, n, opponents=pool, seed=0)
-        rows.append((f"SeatVecEnv x{n}, {args.env}, snapshot opponents",
-                     time_learn(venv, args.steps, n_steps=max(1, 2048 // n))))
-    base = rows[0][1] if rows[0][0].startswith("PettingZoo") else None
-    header = "| loop | learner steps/s | vs tutorial |\n|---|---|---|"
-    lines = [header] + [
-        f"| {name} | {sps:,.0f} | {sps / base:.2f}x |" if base else f"| {name} | {sps:,.0f} | |"
-        for name, sps in rows
-    ]
+    settings = {
+        "MaskablePPO defaults (batch 64, 10 epochs)": {},
+        "our configs' update settings (batch 512, 4 epochs)": {"batch_size": 512, "n_epochs": 4},
+    }
     print(f"\n{date.today()} · {platform.machine()} · {os.cpu_count()} CPUs · "
           f"Python {platform.python_version()} · torch {torch.__version__} · "
-          f"{args.steps} learner steps per row, MaskablePPO defaults, 1 thread")
-    print("\n".join(lines) if args.markdown else "\n".join(
-        f"{name:60s} {sps:10,.0f}" for name, sps in rows))
-
+          f"{args.steps} learner steps per row, n_steps 2048 per rollout, 1 thread")
+    pool = snapshot_pool(args.env)
+    for title, ppo in settings.items():
+        rows: list[tuple[str, tuple[float, float]]] = []
+        try:
+            rows.append(("PettingZoo SB3 action-mask tutorial, connect_four_v3",
+                         time_learn(tutorial_env(), args.steps, **ppo)))
+        except ImportError as exc:
+            print(f"(tutorial row skipped: {exc}; pip install -e '.[bench]')")
+        single = DummyVecEnv([lambda: SeatEnv(args.env, opponents=pool, seed=0)])
+        rows.append((f"SeatEnv, {args.env}, snapshot opponents", time_learn(single, args.steps, **ppo)))
+        for n in args.n_envs:
+            venv = SeatVecEnv(args.env, n, opponents=pool, seed=0)
+            rows.append((f"SeatVecEnv x{n}, {args.env}, snapshot opponents",
+                         time_learn(venv, args.steps, n_steps=max(1, 2048 // n), **ppo)))
+        base = rows[0][1] if rows[0][0].startswith("PettingZoo") else None
+        print(f"\n{title}\n")
+        print("| loop | learn() steps/s | vs tutorial | rollout steps/s | vs tutorial |")
+        print("|---|---|---|---|---|")
+        for name, (learn, collect) in rows:
+            r1 = f"{learn / base[0]:.2f}x" if base else ""
+            r2 = f"{collect / base[1]:.2f}x" if base else ""
+            print(f"| {name} | {learn:,.0f} | {r1} | {collect:,.0f} | {r2} |")
 
 if __name__ == "__main__":
     main()

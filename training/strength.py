@@ -56,6 +56,8 @@ def measure(path: str, games: int, seed: int, difficulties: list[str]) -> dict:
             rows[difficulty] = {
                 "policy_team": team_matches(env_id, policy, games, opts, seed=seed).as_dict(),
                 "heuristic_team": team_matches(env_id, heuristic, games, opts, seed=seed).as_dict(),
+                "random_team": team_matches(env_id, load_policy("random", env_id, opts, seed=seed),
+                                            games, opts, seed=seed).as_dict(),
             }
         results["team"] = rows
     else:
@@ -80,8 +82,10 @@ def markdown(meta: dict, results: dict) -> str:
     n = meta["game_options"].get("num_players")
     if "team" in results:
         return "\n".join(
-            f"| {env} ({n}p, {d}) | team win rate | policy team {fmt(r['policy_team'])} | "
-            f"heuristic team {fmt(r['heuristic_team'])} | {results['games_per_row']} |"
+            f"| {env} ({n}p, {d}) | team wins (mean goals) | random team {fmt(r['random_team'])} "
+            f"({r['random_team']['mean_score']:.1f}) | heuristic team {fmt(r['heuristic_team'])} "
+            f"({r['heuristic_team']['mean_score']:.1f}) | policy team {fmt(r['policy_team'])} "
+            f"({r['policy_team']['mean_score']:.1f}) | {results['games_per_row']} |"
             for d, r in results["team"].items()
         )
     return (f"| {env} ({n}p) | chance 1/N = {1 / n:.3f} | heuristic vs random "
