@@ -6,8 +6,8 @@ loop: the learner is rewarded exactly as the env's ``reward_mode`` rewards that 
 (``CardGameEnv.step``): in ``"points"`` mode ``POINTS_SIGN`` times its score change, in
 ``"win"`` mode its ``outcome()`` payoff when the game ends. ``Table.collect`` hands over
 everything earned since the learner's last decision (the first call: since the deal), including
-what arrives when an opponent's move ends the game. ``advance`` moves every opponent of many tables, one ``act_batch`` call per
-opponent policy per round.
+what arrives when an opponent's move ends the game. ``advance`` moves every opponent of many
+tables, one ``act_batch`` call per opponent policy per round.
 """
 
 from __future__ import annotations
@@ -57,7 +57,8 @@ class Table:
     @property
     def reward_seat(self) -> int:
         # a cooperative team's seats all earn the same reward: seat 0 stands for the team
-        return 0 if self.learner == TEAM else self.learner
+        # (and for tables without a learner, which evaluation plays out)
+        return max(self.learner, 0)
 
     @property
     def obs_seat(self) -> int:
