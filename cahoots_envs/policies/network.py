@@ -9,17 +9,18 @@ Numpy keeps inference free of torch and fast for batches of a few hundred rows.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from cahoots_envs.policies.base import BasePolicy
 
-ACTIVATIONS = {
+ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "tanh": np.tanh,
     "relu": lambda x: np.maximum(x, 0.0, out=x),
 }
-TORCH_ACTIVATIONS = {"Tanh": "tanh", "ReLU": "relu"}
+TORCH_ACTIVATIONS: dict[str, str] = {"Tanh": "tanh", "ReLU": "relu"}
 
 
 class MLPPolicy(BasePolicy):

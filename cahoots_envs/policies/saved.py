@@ -20,7 +20,7 @@ import json
 import zipfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -240,9 +240,9 @@ def load_saved_policy(
     tensors, metadata = _read(path)
     check_compatible(metadata, info, source=str(path))
     try:
-        policy = SavedPolicy.from_tensors(
+        policy = cast(SavedPolicy, SavedPolicy.from_tensors(
             tensors, metadata["architecture"], deterministic=deterministic, seed=seed
-        )
+        ))
     except (KeyError, TypeError, ValueError) as exc:
         raise PolicyFileError(f"{path}: weights do not match the declared architecture: {exc}") from None
     if policy.input_size != info.layout.size or policy.output_size != info.num_actions:
@@ -281,7 +281,7 @@ def load_sb3_zip(path: Path, info: EnvInfo, seed: int | None = None,
         check_compatible(json.loads(sidecar.read_text()), info, source=str(path))
     model = MaskablePPO.load(path, device="cpu")
     obs_shape = model.observation_space.shape
-    n_actions = int(model.action_space.n)
+    n_actions = int(getattr(model.action_space, "n", -1))
     if obs_shape != (info.layout.size,) or n_actions != info.num_actions:
         raise IncompatiblePolicyError(
             f"{path}: model maps {obs_shape} -> {n_actions} actions, but {info.env_id} has "

@@ -102,7 +102,7 @@ def _convert(value: Any, tp: Any, key: str) -> Any:
     origin = typing.get_origin(tp)
     if dataclasses.is_dataclass(tp):
         if not isinstance(value, dict):
-            raise ConfigError(f"{key}: expected a mapping of {tp.__name__} fields, got {value!r}")
+            raise ConfigError(f"{key}: expected a mapping of {_type_name(tp)} fields, got {value!r}")
         return from_dict(tp, value, key + ".")
     if origin in (Union, types.UnionType):
         args = typing.get_args(tp)

@@ -40,7 +40,10 @@ def collect_demonstrations(env_id: str, options: Mapping[str, Any] | None, teach
     points = opts["reward_mode"] == "points"
     team = cls.COOPERATIVE
     rng = np.random.default_rng(seed)
-    obs_rows, mask_rows, act_rows, ret_rows = [], [], [], []
+    obs_rows: list[np.ndarray] = []
+    mask_rows: list[np.ndarray] = []
+    act_rows: list[np.ndarray] = []
+    ret_rows: list[np.ndarray] = []
     for start in range(0, games, batch):
         live = [cls(opts, np.random.default_rng(rng.integers(2**63)), None)
                 for _ in range(min(batch, games - start))]
@@ -48,7 +51,9 @@ def collect_demonstrations(env_id: str, options: Mapping[str, Any] | None, teach
         pending: list[list[tuple[int, int, float]]] = [[] for _ in live]
         base = sum(len(a) for a in act_rows)
         rows = 0
-        game_obs, game_masks, game_acts = [], [], []
+        game_obs: list[np.ndarray] = []
+        game_masks: list[np.ndarray] = []
+        game_acts: list[np.ndarray] = []
         while True:
             movers = [i for i, g in enumerate(live) if not g.is_over]
             if not movers:

@@ -52,7 +52,7 @@ def _play(env_id: str, options: Mapping[str, Any] | None, seatings: list[list[Po
           seed: int, batch: int) -> list[Any]:
     info = env_info(env_id, {k: v for k, v in dict(options or {}).items() if k != "render_mode"})
     rng = np.random.default_rng(seed)
-    games = []
+    games: list[Any] = []
     reward_mode = info.options["reward_mode"]
     for start in range(0, len(seatings), batch):
         tables = []

@@ -15,7 +15,7 @@ seat, summed since its last decision (see ``tables.py``). For a cooperative game
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -41,7 +41,7 @@ def make_pool(env_id: str, options: Mapping[str, Any] | None, opponents: Opponen
     if isinstance(opponents, str):
         return OpponentPool.from_specs(env_id, options, {opponents: 1.0}, seed=seed)
     if isinstance(opponents, Sequence):
-        return list(opponents)
+        return [p for p in opponents if not isinstance(p, str)]
     return OpponentPool.single(opponents, getattr(opponents, "name", "opponent"))
 
 
@@ -103,7 +103,7 @@ class SeatEnv(gym.Env):
     (``illegal_action="raise"`` raises ``IllegalActionError`` instead); with masks it never happens.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"]}
+    metadata: dict[str, Any] = {"render_modes": ["ansi"]}  # noqa: RUF012 (gymnasium's attribute)
 
     def __init__(
         self,

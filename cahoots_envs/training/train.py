@@ -278,10 +278,10 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False,
 
     (run_dir / "config.yaml").write_text(yaml.safe_dump(to_dict(config), sort_keys=False))
     pool = build_pool(config)
-    venv = SeatVecEnv(config.env_id, config.n_envs, config.env_options,
-                      opponents=pool, learner_seat=config.learner_seat, team=config.team,
-                      seed=config.seed, reward_scale=config.reward_scale)
-    venv = VecMonitor(venv)
+    venv = VecMonitor(SeatVecEnv(config.env_id, config.n_envs, config.env_options,
+                                 opponents=pool, learner_seat=config.learner_seat,
+                                 team=config.team, seed=config.seed,
+                                 reward_scale=config.reward_scale))
     state: dict[str, Any] = {"snapshots": []}
     ckpt = run_dir / "checkpoints" / "model.zip"
     if resume and ckpt.is_file():
