@@ -50,7 +50,9 @@ class Table:
         self.names = list(names)
         self.points = reward_mode == "points"
         self.sign = sign
-        self.last_score = float(game.scores[self.reward_seat])
+        # points a deal itself awards (cahoots_coop: goals met at setup) come with the learner's
+        # first step, as the AEC env pays them at reset for each agent's first last()
+        self.last_score = 0.0
         self.paid = False
         self.decisions = 0
 
