@@ -60,7 +60,7 @@ def run_for(make: Callable[[], Any], seconds: float, seed: int) -> tuple[int, in
     while time.perf_counter() < deadline:
         env.reset(seed=int(rng.integers(2**31)))
         for agent in env.agent_iter():
-            obs, reward, terminated, truncated, info = env.last()
+            obs, _reward, terminated, truncated, _info = env.last()
             if terminated or truncated:
                 action = None
             else:

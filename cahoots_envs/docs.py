@@ -12,11 +12,21 @@ from __future__ import annotations
 import importlib
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from cahoots_envs.registry import GAMES
 
 ROOT = Path(__file__).resolve().parent
+
+
+def _filler(table: str) -> Callable[[re.Match[str]], str]:
+    """A substitution that puts ``table`` between a marker pair (groups 1 and 2)."""
+
+    def fill(match: re.Match[str]) -> str:
+        return f"{match.group(1)}{table}\n{match.group(2)}"
+
+    return fill
 
 
 def tables(game: str) -> dict[str, str]:
@@ -36,7 +46,7 @@ def regenerate(game: str, docs_dir: Path | None = None) -> str:
         pattern = re.compile(rf"(<!-- {name} -->\n).*?(<!-- /{name} -->)", re.DOTALL)
         if not pattern.search(source):
             raise SystemExit(f"{source_path}: no <!-- {name} --> ... <!-- /{name} --> markers")
-        source = pattern.sub(lambda m, t=table: m.group(1) + t + "\n" + m.group(2), source)
+        source = pattern.sub(_filler(table), source)
     source_path.write_text(source)
     doc = source.split('"""', 2)[1]
     if docs_dir is not None:
@@ -64,8 +74,8 @@ def env_table() -> str:
 
 def regenerate_readme(readme: Path) -> None:
     text = readme.read_text()
-    pattern = re.compile(r"(<!-- env-table -->\n).*?(<!-- /env-table -->)", re.S)
-    readme.write_text(pattern.sub(lambda m: m.group(1) + env_table() + "\n" + m.group(2), text))
+    pattern = re.compile(r"(<!-- env-table -->\n).*?(<!-- /env-table -->)", re.DOTALL)
+    readme.write_text(pattern.sub(_filler(env_table()), text))
 
 
 def main(argv: list[str]) -> None:

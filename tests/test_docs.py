@@ -17,7 +17,8 @@ def test_readme_env_table_is_current() -> None:
 
 def test_readme_has_the_two_commands_and_ci_runs_the_test_command() -> None:
     for marker in ("main-command", "test-command"):
-        block = re.search(rf"<!-- {marker} -->\n```\n(.+?)\n```\n<!-- /{marker} -->", README, re.S)
+        pattern = rf"<!-- {marker} -->\n```\n(.+?)\n```\n<!-- /{marker} -->"
+        block = re.search(pattern, README, re.DOTALL)
         assert block, f"README lacks the {marker} block"
         assert "torch==2.13.0" in block.group(1), "torch must be pinned to the CPU build"
     ci = (ROOT / ".ci" / "run").read_text()

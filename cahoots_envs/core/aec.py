@@ -285,7 +285,7 @@ class CardGameEnv(AECEnv):
         return twin
 
     def __str__(self) -> str:
-        return self.metadata["name"]
+        return str(self.metadata["name"])
 
 
 def env_factories(game_cls: type[Game]) -> tuple[Callable[..., CardGameEnv], Callable[..., CardGameEnv]]:

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
+from typing_extensions import Self
 
 from cahoots_envs.core.layout import Layout
 from cahoots_envs.core.options import OptionSet
@@ -101,7 +102,7 @@ class Game(abc.ABC):
     @abc.abstractmethod
     def render(self) -> str: ...
 
-    def clone(self) -> Game:
+    def clone(self) -> Self:
         """An independent copy: fields named in ``CLONED_LISTS`` / ``CLONED_NESTED_LISTS`` are
         copied, the generator too; all other fields must be immutable (ints, strs, tuples)."""
         twin = object.__new__(type(self))

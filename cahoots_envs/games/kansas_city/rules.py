@@ -422,7 +422,7 @@ class KansasCity(Game):
 
     # ---- copies and checks -------------------------------------------------------------------
     def card_locations(self) -> list[str]:
-        cards = []
+        cards: list[int] = []
         zones = self.hands + self.upgraded + self.pending_pass + self.captured
         for zone in zones:
             cards.extend(bits(zone))
