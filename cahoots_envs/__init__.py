@@ -10,7 +10,7 @@ from __future__ import annotations
 from cahoots_envs.errors import EnvNotResetError, IllegalActionError, IncompatiblePolicyError
 
 # numpy only: saved policies load without torch (torch/sb3 are needed for training alone)
-from cahoots_envs.policies.loading import list_policies, load_policy  # noqa: I001
+from cahoots_envs.policies.loading import list_policies, load_policy
 from cahoots_envs.registry import list_envs, make, make_raw, register_all
 
 __version__ = "0.1.0"
