@@ -110,7 +110,10 @@ def main() -> int:
         dest = ZOO_DIR / f"{args.publish}.safetensors"
         save_policy(policy, dest, meta["env_id"], meta["game_options"], weights_dtype="float16",
                     name=args.publish, description=meta.get("description", ""),
-                    training=dict(meta["training"]), evaluation={"training_run": meta["evaluation"]})
+                    training=dict(meta["training"]),
+                    # re-publishing a zoo entry keeps the results of the run that trained it
+                    evaluation={"training_run": meta["evaluation"].get("training_run",
+                                                                       meta["evaluation"])})
         path = str(dest)
     out = measure(path, args.games, args.seed, args.difficulties)
     meta, results = out["meta"], out["results"]
