@@ -71,6 +71,10 @@ def test_list_shows_envs_players_options_and_policies() -> None:
         assert env_id.split("/", 1)[1] in out.stdout
     assert "players 4-5" in out.stdout and "-o hands=3" in out.stdout
     assert "Zoo policies" in out.stdout
+    assert max(len(line) for line in out.stdout.splitlines()) <= 80
+    for entry in cahoots_envs.list_policies():  # every zoo entry with its measured strength
+        assert entry["spec"] in out.stdout
+    assert "vs heuristic" in out.stdout
     data = json.loads(cahoots("list", "--json").stdout)
     assert {e["id"] for e in data["envs"]} == set(cahoots_envs.list_envs())
 

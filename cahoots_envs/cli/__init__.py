@@ -103,11 +103,11 @@ def cmd_list(args: argparse.Namespace) -> int:
         span = f"{players[0]}-{players[-1]}" if len(players) > 1 else str(players[0])
         coop = ", cooperative" if env["cooperative"] else ""
         print(f"  {env['id'].split('/', 1)[1]:<18} {env['title']}")
-        print(f"  {'':<18} players {span} (default {env['default_players']}){coop}; "
-              f"bots: {', '.join(env['builtin_policies'])}")
+        print(f"  {'':<18} players {span} (default {env['default_players']}){coop}")
+        print(f"  {'':<18} bots: {', '.join(env['builtin_policies'])}")
         for o in env["options"]:
             line = f"{o['name']}={o['default']!r}: {o['doc'].replace('`', '')}"
-            for i, part in enumerate(textwrap.wrap(line, 58)):
+            for i, part in enumerate(textwrap.wrap(line, 56)):  # 24 + 56 = 80 columns
                 print(f"  {'':<18} {'-o ' if i == 0 else '   '}{part}")
     print()
     print("Zoo policies (use as zoo:<name> with play/eval):")
@@ -123,10 +123,28 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def _strength(evaluation: Any) -> str:
-    """A one-line summary of a zoo policy's recorded evaluation."""
+    """A one-line summary of a zoo policy's recorded evaluation (``training/strength.py``'s
+    ``strength`` block when present, else the training run's own evaluation)."""
     if not isinstance(evaluation, dict) or not evaluation:
         return "(no evaluation recorded)"
+    strength = evaluation.get("strength")
     parts = []
+    if isinstance(strength, dict):
+        for key, label in (("policy_vs_random", "vs random"), ("policy_vs_heuristic", "vs heuristic")):
+            row = strength.get(key)
+            if isinstance(row, dict) and "win_rate" in row:
+                parts.append(f"{label} {float(row['win_rate']):.0%}")
+        team = strength.get("team")
+        if isinstance(team, dict):
+            wins = []
+            for difficulty, rows in team.items():
+                row = rows.get("policy_team") if isinstance(rows, dict) else None
+                if isinstance(row, dict) and "win_rate" in row:
+                    wins.append(f"{difficulty} {float(row['win_rate']):.0%}")
+            if wins:
+                parts.append("team wins: " + ", ".join(wins))
+        if parts:
+            return "; ".join(parts)
     for key, value in evaluation.items():
         if isinstance(value, dict) and "win_rate" in value:
             parts.append(f"{key} {float(value['win_rate']):.0%}")
