@@ -603,3 +603,19 @@ def test_doc_page_lists_every_goal_and_goal_feature() -> None:
     for name, _, _ in GOAL_FIELDS:
         assert f"`{name}`" in doc, name
     assert f"{GOAL_WIDTH} features" in doc
+
+
+def test_observation_shows_which_own_plays_complete_goals() -> None:
+    """my_plays mirrors the mover's legal plays; play_completes counts the goals each completes."""
+    env = new_env(2, cascade_deal(goals=["THREE_GREEN", "SUM_22"]))
+    layout = env.unwrapped.layout
+    v0 = layout.views(env.observe("player_0")["observation"])
+    mask = env.observe("player_0")["action_mask"]
+    assert np.array_equal(v0["my_plays"].ravel(), mask.astype(np.float32))
+    five_green_on_2 = env.unwrapped.str_to_action("play 5G on 2")
+    completes = v0["play_completes"].ravel()
+    assert completes[five_green_on_2] == 0.25  # THREE_GREEN, one of the visible goals
+    assert completes.sum() == 0.25
+    # the player not to move sees its own plays too, never the mover's
+    v1 = layout.views(env.observe("player_1")["observation"])
+    assert v1["my_plays"].sum() > 0 and not np.array_equal(v1["my_plays"], v0["my_plays"])

@@ -23,6 +23,7 @@ from cahoots_envs.games.cahoots_coop.rules import (
     GOALS,
     HAND_SIZE,
     KINDS,
+    MATCHES,
     NUM_GOAL_CARDS,
     NUMBERS,
     PILES,
@@ -103,6 +104,12 @@ def build_layout(n: int) -> Layout:
         Segment("played", KINDS, "every card on the piles (tops and covered), count per kind",
                 high=2),
         Segment("draw_pile", 1, f"cards in the draw pile / {MAX_DRAW_PILE}"),
+        Segment("my_plays", KINDS * PILES, "1 where a card of your hand may go on that pile now "
+                "(indexed like the actions: `kind*4 + pile`), on your turn or not",
+                shape=(KINDS, PILES)),
+        Segment("play_completes", KINDS * PILES, "for each of those plays, the visible goals it "
+                "would complete at once / 4 (before replacements are turned up)",
+                shape=(KINDS, PILES)),
         Segment("goals", PILES * GOAL_WIDTH, f"the visible goals, {GOAL_WIDTH} features per "
                 "slot (table below); all zero for an empty slot", shape=(PILES, GOAL_WIDTH)),
         Segment("completed", NUM_GOAL_CARDS, "goals completed so far (setup included), by id"),
@@ -138,6 +145,7 @@ def encode(game: CahootsCoop, seat: int, out: np.ndarray) -> None:
         out[t + p * KINDS + k] = 1
     played = o["played"]
     out[played : played + KINDS] = game.played
+    _encode_plays(game, seat, out, o["my_plays"], o["play_completes"])
     out[o["draw_pile"]] = len(game.draw_pile) / MAX_DRAW_PILE
     g = o["goals"]
     for slot, goal in enumerate(game.visible):
@@ -156,6 +164,33 @@ def encode(game: CahootsCoop, seat: int, out: np.ndarray) -> None:
     r = o["rules"]
     out[r] = float(game.open_hands)
     out[r + 1] = float(game.mode == "disjunctive")
+
+
+def _encode_plays(game: CahootsCoop, seat: int, out: np.ndarray, plays: int, completes: int) -> None:
+    """What each play of the seat's own cards would do now: a strong team player sees at a
+    glance which plays complete a goal (computed from its hand, the tops and the visible goals)."""
+    visible = 0
+    for goal in game.visible:
+        if goal >= 0:
+            visible |= 1 << goal
+    tops = list(game.tops)
+    table = game.satisfied
+    previous = -1
+    for k in game.hands[seat]:
+        if k == previous:
+            continue
+        previous = k
+        matches = MATCHES[k]
+        for pile in range(PILES):
+            if not matches >> tops[pile] & 1:
+                continue
+            action = k * PILES + pile
+            out[plays + action] = 1
+            t = tops[:]
+            t[pile] = k
+            done = table[((t[0] * KINDS + t[1]) * KINDS + t[2]) * KINDS + t[3]] & visible
+            if done:
+                out[completes + action] = done.bit_count() / PILES
 
 
 def _cards(kinds: list[int]) -> str:

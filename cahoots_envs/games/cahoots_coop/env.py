@@ -129,7 +129,10 @@ in `goals.json`.
 A flat float32 vector, relative to the observer: "relative seat" 0 is you, then the others
 clockwise. The table is for 3 players (with 1, 2 or 4 players the per-player blocks shrink or
 grow and later indices shift; with one player there is no `other_hands`). Card kinds are indexed
-`colour*7 + number-1` with colours G=0, O=1, P=2, V=3.
+`colour*7 + number-1` with colours G=0, O=1, P=2, V=3. Besides the raw state, `my_plays` and
+`play_completes` spell out what each play of your own cards would do now (which piles it fits,
+how many visible goals it completes at once), indexed like the actions: a strong team player
+sees that at a glance, and a network learns far faster with it (docs/training.md).
 
 <!-- observation-table -->
 | index | name | shape | range | meaning |
@@ -140,11 +143,13 @@ grow and later indices shift; with one player there is no `other_hands`). Card k
 | 87–198 | `tops` | 4×28 | 0–1 | top card of piles 0–3, one-hot per pile by kind |
 | 199–226 | `played` | 28 | 0–2 | every card on the piles (tops and covered), count per kind |
 | 227 | `draw_pile` | 1 | 0–1 | cards in the draw pile / 48 |
-| 228–567 | `goals` | 4×85 | 0–1 | the visible goals, 85 features per slot (table below); all zero for an empty slot |
-| 568–617 | `completed` | 50 | 0–1 | goals completed so far (setup included), by id |
-| 618–621 | `goal_counts` | 4 | 0–1 | goals completed, goals remaining, goals in the goal deck, goals in the game; each / 50 |
-| 622–624 | `to_move` | 3 | 0–1 | relative seat to move (one-hot; all zero when the game is over) |
-| 625–626 | `rules` | 2 | 0–1 | 1 if `open_hands`; 1 if `multicolour_mode='disjunctive'` |
+| 228–339 | `my_plays` | 28×4 | 0–1 | 1 where a card of your hand may go on that pile now (indexed like the actions: `kind*4 + pile`), on your turn or not |
+| 340–451 | `play_completes` | 28×4 | 0–1 | for each of those plays, the visible goals it would complete at once / 4 (before replacements are turned up) |
+| 452–791 | `goals` | 4×85 | 0–1 | the visible goals, 85 features per slot (table below); all zero for an empty slot |
+| 792–841 | `completed` | 50 | 0–1 | goals completed so far (setup included), by id |
+| 842–845 | `goal_counts` | 4 | 0–1 | goals completed, goals remaining, goals in the goal deck, goals in the game; each / 50 |
+| 846–848 | `to_move` | 3 | 0–1 | relative seat to move (one-hot; all zero when the game is over) |
+| 849–850 | `rules` | 2 | 0–1 | 1 if `open_hands`; 1 if `multicolour_mode='disjunctive'` |
 <!-- /observation-table -->
 
 Each visible goal (segment `goals`, one row per goal slot 0–3) is described by its parameters as
