@@ -241,23 +241,16 @@ def view_cahoots_tricks(game: Any, seat: int) -> str:
 
 # ---- Cahoots (cooperative) -----------------------------------------------------------------------
 def view_cahoots_coop(game: Any, seat: int) -> str:
-    from cahoots_envs.games.cahoots_coop.rules import COLOURS, PILES, card_str
+    from cahoots_envs.games.cahoots_coop.encoder import headline, piles_line
+    from cahoots_envs.games.cahoots_coop.rules import COLOURS, card_str
 
     goals = game.goal_cards
     n = game.num_players
-    if game.is_over:
-        result = "WON" if game.won else (
-            f"lost: player_{game.loser} has no legal play" if game.loser >= 0 else
-            "lost: every card has been played")
-        head = f"Cahoots (cooperative) — game over, {result}"
-    else:
-        head = f"Cahoots (cooperative) — turn {game.turns + 1}, player_{game.current_player} to play"
     lines = [
-        head,
+        headline(game),
         (f"goals: {len(game.completed)} of {game.num_goals} completed, {len(game.goal_deck)} in the "
         f"goal deck; draw pile {len(game.draw_pile)}"),
-        "piles:   " + "   ".join(
-            f"{p}: {card_str(game.tops[p])} ({len(game.piles[p])})" for p in range(PILES)),
+        piles_line(game),
     ]
     for slot, goal in enumerate(game.visible):
         if goal >= 0:

@@ -197,22 +197,30 @@ def _cards(kinds: list[int]) -> str:
     return " ".join(card_str(k) for k in kinds) or "-"
 
 
-def render(game: CahootsCoop) -> str:
-    """A table in the notation (spectator view: every hand, the draw pile and goal deck shown)."""
-    goals = game.goal_cards
+def headline(game: CahootsCoop) -> str:
+    """The first line of every table: the turn and who plays, or how the game ended."""
     if game.is_over:
         result = "won" if game.won else (
             f"lost: player_{game.loser} has no legal play" if game.loser >= 0 else
             "lost: every card has been played")
-        head = f"Cahoots (cooperative) — game over, {result}"
-    else:
-        head = f"Cahoots (cooperative) — turn {game.turns + 1}, player_{game.current_player} to play"
+        return f"Cahoots (cooperative) — game over, {result}"
+    return f"Cahoots (cooperative) — turn {game.turns + 1}, player_{game.current_player} to play"
+
+
+def piles_line(game: CahootsCoop) -> str:
+    """The four pile tops with the number of cards in each pile."""
+    return "piles:   " + "   ".join(
+        f"{p}: {card_str(game.tops[p])} ({len(game.piles[p])})" for p in range(PILES))
+
+
+def render(game: CahootsCoop) -> str:
+    """A table in the notation (spectator view: every hand, the draw pile and goal deck shown)."""
+    goals = game.goal_cards
     lines = [
-        head,
+        headline(game),
         (f"goals: {len(game.completed)} of {game.num_goals} completed "
          f"({game.completed_at_setup} at setup), {len(game.goal_deck)} in the goal deck"),
-        "piles:   " + "   ".join(
-            f"{p}: {card_str(game.tops[p])} ({len(game.piles[p])})" for p in range(PILES)),
+        piles_line(game),
     ]
     for slot, goal in enumerate(game.visible):
         if goal >= 0:
