@@ -19,7 +19,6 @@ import numpy as np
 import pytest
 
 from cahoots_envs import IllegalActionError, cahoots_tricks_v0
-from cahoots_envs.games.cahoots_tricks.encoder import build_layout
 from cahoots_envs.games.cahoots_tricks.rules import (
     RESERVE_TYPES,
     SUITS,
@@ -28,6 +27,7 @@ from cahoots_envs.games.cahoots_tricks.rules import (
     parse_card,
     zone_types,
 )
+from tests.scenario import legal, run_table, views
 
 IDENTITIES = [["S", "H", "R"], ["C", "H", "U"], ["C", "D", "R"], ["S", "D", "U"]]
 RESERVE = [card_str(t) for t in RESERVE_TYPES]  # 5S 7S 5H 7H ... top first
@@ -66,16 +66,6 @@ def new_env(deal: dict, **options: Any) -> Any:
     return env
 
 
-def legal(env: Any) -> list[str]:
-    mask = env.observe(env.agent_selection)["action_mask"]
-    return sorted(env.unwrapped.action_to_str(int(a)) for a in np.flatnonzero(mask))
-
-
-def views(env: Any, seat: int) -> dict[str, np.ndarray]:
-    obs = env.observe(f"player_{seat}")["observation"]
-    return build_layout(env.unwrapped.game.num_players).views(obs)
-
-
 def hand(env: Any, seat: int) -> list[str]:
     return [card_str(t) for t in zone_types(env.unwrapped.game.hands[seat])]
 
@@ -84,42 +74,18 @@ def suits(mask: int) -> str:
     return "".join(SUITS[k] for k in range(6) if mask >> k & 1)
 
 
+FACTS = {
+    "scores": lambda env, v: env.unwrapped.game.scores == pytest.approx(v),
+    "winning_suits": lambda env, v: suits(env.unwrapped.game.winning_suits) == v,
+    "winners": lambda env, v: env.unwrapped.game.winners == v,
+    "hand_sizes": lambda env, v: [h.bit_count() for h in env.unwrapped.game.hands] == v,
+    "start_player": lambda env, v: env.unwrapped.game.start_player == v,
+    "trick_number": lambda env, v: env.unwrapped.game.trick_number == v,
+}
+
+
 def run(env: Any, table: list[tuple]) -> None:
-    """Play a scenario table: (seat, text[, expected]) rows."""
-    for row in table:
-        seat, text = row[0], row[1]
-        expected = row[2] if len(row) > 2 else None
-        assert env.agent_selection == f"player_{seat}", f"before {text!r}: {env.agent_selection} to move"
-        if expected == "illegal":
-            with pytest.raises(ValueError):
-                env.unwrapped.str_to_action(text)
-            assert text not in legal(env)
-            continue
-        assert text in legal(env), f"{text!r} should be legal; legal: {legal(env)}"
-        env.step(env.unwrapped.str_to_action(text))
-        game = env.unwrapped.game
-        for fact, value in (expected or {}).items():
-            where = f"after {text!r}: {fact}"
-            if fact == "legal":
-                assert legal(env) == sorted(value), where
-            elif fact == "to_move":
-                assert env.agent_selection == f"player_{value}", where
-            elif fact == "phase":
-                assert env.infos[env.agent_selection]["phase"] == value, where
-            elif fact == "scores":
-                assert game.scores == pytest.approx(value), where
-            elif fact == "winning_suits":
-                assert suits(game.winning_suits) == value, where
-            elif fact == "winners":
-                assert game.winners == value, where
-            elif fact == "hand_sizes":
-                assert [h.bit_count() for h in game.hands] == value, where
-            elif fact == "start_player":
-                assert game.start_player == value, where
-            elif fact == "trick_number":
-                assert game.trick_number == value, where
-            else:
-                raise KeyError(fact)
+    run_table(env, table, FACTS)
 
 
 def plays(cards: list[str], start: int, n: int) -> list[tuple]:

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from cahoots_envs import IllegalActionError, kansas_city_v0
-from cahoots_envs.games.kansas_city.encoder import build_layout
 from cahoots_envs.games.kansas_city.rules import parse_card, trick_points
+from tests.scenario import legal, run_table, views
 
 
 def suit(letter: str, ranks: range | list[int]) -> list[str]:
@@ -33,44 +33,14 @@ DEAL_4P = {
 }
 
 
-def legal(env: Any) -> list[str]:
-    mask = env.observe(env.agent_selection)["action_mask"]
-    return sorted(env.unwrapped.action_to_str(int(a)) for a in np.flatnonzero(mask))
-
-
-def views(env: Any, seat: int) -> dict[str, np.ndarray]:
-    obs = env.observe(f"player_{seat}")["observation"]
-    return build_layout(env.unwrapped.game.num_players).views(obs)
+FACTS = {
+    "tricks_won": lambda env, v: env.unwrapped.game.tricks_won == v,
+    "fours_captured": lambda env, v: env.unwrapped.game.fours_captured == v,
+}
 
 
 def run(env: Any, table: list[tuple]) -> None:
-    """Play a scenario table: (seat, text[, expected]) rows."""
-    game = env.unwrapped.game
-    for row in table:
-        seat, text = row[0], row[1]
-        expected = row[2] if len(row) > 2 else None
-        assert env.agent_selection == f"player_{seat}", f"before {text!r}: {env.agent_selection} to move"
-        if expected == "illegal":
-            with pytest.raises(ValueError):
-                env.unwrapped.str_to_action(text)
-            assert text not in legal(env)
-            continue
-        assert text in legal(env), f"{text!r} should be legal; legal: {legal(env)}"
-        env.step(env.unwrapped.str_to_action(text))
-        game = env.unwrapped.game
-        for fact, value in (expected or {}).items():
-            if fact == "legal":
-                assert legal(env) == sorted(value), f"after {text!r}"
-            elif fact == "to_move":
-                assert env.agent_selection == f"player_{value}", f"after {text!r}"
-            elif fact == "phase":
-                assert game.phase == value
-            elif fact == "tricks_won":
-                assert game.tricks_won == value, f"after {text!r}"
-            elif fact == "fours_captured":
-                assert game.fours_captured == value
-            else:
-                raise KeyError(fact)
+    run_table(env, table, FACTS)
 
 
 def new_env(deal: dict = DEAL_4P, **options: Any) -> Any:

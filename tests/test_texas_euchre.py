@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 
 from cahoots_envs import IllegalActionError, texas_euchre_v0
-from cahoots_envs.games.texas_euchre.encoder import build_layout
 from cahoots_envs.games.texas_euchre.rules import (
     RANK_NAMES,
     SUITS,
@@ -25,6 +24,7 @@ from cahoots_envs.games.texas_euchre.rules import (
     score_round,
     trick_winner,
 )
+from tests.scenario import legal, run_table, views
 
 DECK = [r + s for r in RANK_NAMES for s in SUITS]  # sorted by card index
 
@@ -47,56 +47,22 @@ def new_env(deal: dict, **options: Any) -> Any:
     return env
 
 
-def legal(env: Any) -> list[str]:
-    mask = env.observe(env.agent_selection)["action_mask"]
-    return sorted(env.unwrapped.action_to_str(int(a)) for a in np.flatnonzero(mask))
-
-
-def views(env: Any, seat: int) -> dict[str, np.ndarray]:
-    obs = env.observe(f"player_{seat}")["observation"]
-    return build_layout(env.unwrapped.game.num_players).views(obs)
-
-
 def hand(env: Any, seat: int) -> list[str]:
     return [card_str(c) for c in env.unwrapped.game.sorted_hand(seat)]
 
 
+FACTS = {
+    "hand": lambda env, v: hand(env, v[0]) == v[1],
+    "stake_points": lambda env, v: env.unwrapped.game.stake_points == v,
+    "pile": lambda env, v: len(env.unwrapped.game.draw_pile) == v,
+    "tricks_won": lambda env, v: env.unwrapped.game.tricks_won == v,
+    "scores": lambda env, v: env.unwrapped.game.scores == v,
+    "round_points": lambda env, v: env.unwrapped.game.round_points[-1] == v,
+}
+
+
 def run(env: Any, table: list[tuple]) -> None:
-    """Play a scenario table: (seat, text[, expected]) rows."""
-    for row in table:
-        seat, text = row[0], row[1]
-        expected = row[2] if len(row) > 2 else None
-        assert env.agent_selection == f"player_{seat}", f"before {text!r}: {env.agent_selection} to move"
-        if expected == "illegal":
-            with pytest.raises(ValueError, match="legal"):
-                env.unwrapped.str_to_action(text)
-            continue
-        assert env.unwrapped.str_to_action(text) in np.flatnonzero(
-            env.observe(env.agent_selection)["action_mask"]
-        ), f"{text!r} should be legal; legal: {legal(env)}"
-        env.step(env.unwrapped.str_to_action(text))
-        game = env.unwrapped.game
-        for fact, value in (expected or {}).items():
-            if fact == "legal":
-                assert legal(env) == sorted(value), f"after {text!r}"
-            elif fact == "to_move":
-                assert env.agent_selection == f"player_{value}", f"after {text!r}"
-            elif fact == "phase":
-                assert env.infos[env.agent_selection]["phase"] == value, f"after {text!r}"
-            elif fact == "hand":
-                assert hand(env, value[0]) == value[1], f"after {text!r}"
-            elif fact == "stake_points":
-                assert game.stake_points == value, f"after {text!r}"
-            elif fact == "pile":
-                assert len(game.draw_pile) == value, f"after {text!r}"
-            elif fact == "tricks_won":
-                assert game.tricks_won == value, f"after {text!r}"
-            elif fact == "scores":
-                assert game.scores == value, f"after {text!r}"
-            elif fact == "round_points":
-                assert game.round_points[-1] == value, f"after {text!r}"
-            else:
-                raise KeyError(fact)
+    run_table(env, table, FACTS)
 
 
 @pytest.mark.parametrize("players, hand_size, decks", [(3, 4, 1), (4, 5, 1), (5, 6, 1), (6, 7, 2)])
