@@ -7,7 +7,9 @@ checks every game through it (card accounting, hidden-information leak test, max
 from __future__ import annotations
 
 import abc
+import importlib
 from collections.abc import Mapping
+from types import ModuleType
 from typing import Any, ClassVar
 
 import numpy as np
@@ -32,6 +34,7 @@ class Game(abc.ABC):
     OPTIONS: ClassVar[OptionSet]  # includes the common options (num_players, render/reward mode)
     DEAL_KEYS: ClassVar[tuple[str, ...]]
     COOPERATIVE: ClassVar[bool] = False
+    _encoder_module: ClassVar[ModuleType | None] = None
     POINTS_SIGN: ClassVar[int] = 1  # -1 where rulebook points are bad (texas_euchre)
     # option sets (besides each player count) that the shared test suite also runs
     TEST_VARIANTS: ClassVar[tuple[dict[str, Any], ...]] = ()
@@ -50,8 +53,19 @@ class Game(abc.ABC):
     def num_actions(cls, options: Mapping[str, Any]) -> int: ...
 
     @classmethod
-    @abc.abstractmethod
-    def layout(cls, options: Mapping[str, Any]) -> Layout: ...
+    def encoder(cls) -> ModuleType:
+        """The game's encoder module, ``cahoots_envs/games/<NAME>/encoder.py``: it declares
+        ``build_layout(num_players)``, ``encode(game, seat, out)`` and ``render(game)``. Imported
+        on first use (it imports the rules module, so it cannot be imported with it)."""
+        module = cls.__dict__.get("_encoder_module")
+        if module is None:
+            module = importlib.import_module(f"cahoots_envs.games.{cls.NAME}.encoder")
+            cls._encoder_module = module
+        return module
+
+    @classmethod
+    def layout(cls, options: Mapping[str, Any]) -> Layout:
+        return cls.encoder().build_layout(options["num_players"])  # type: ignore[no-any-return]
 
     @classmethod
     @abc.abstractmethod
@@ -87,10 +101,10 @@ class Game(abc.ABC):
     def outcome(self) -> list[float]:
         """Final payoff per seat for ``reward_mode='win'`` (see ``zero_sum_outcome``)."""
 
-    @abc.abstractmethod
     def encode(self, seat: int, out: np.ndarray) -> None:
         """Write ``seat``'s observation into the zeroed buffer ``out``: only what that seat may
         know, relative to it (itself first, then the others clockwise)."""
+        self.encoder().encode(self, seat, out)
 
     @abc.abstractmethod
     def action_to_str(self, action: int) -> str: ...
@@ -99,8 +113,9 @@ class Game(abc.ABC):
         """Parse notation; ``ValueError`` (naming the legal actions) if not legal now."""
         return self.parse_legal(text)
 
-    @abc.abstractmethod
-    def render(self) -> str: ...
+    def render(self) -> str:
+        """A table in the notation (spectator view)."""
+        return self.encoder().render(self)  # type: ignore[no-any-return]
 
     def clone(self) -> Self:
         """An independent copy: fields named in ``CLONED_LISTS`` / ``CLONED_NESTED_LISTS`` are

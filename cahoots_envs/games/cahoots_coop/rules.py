@@ -16,7 +16,6 @@ from typing import Any
 import numpy as np
 
 from cahoots_envs.core.game import Game
-from cahoots_envs.core.layout import Layout
 from cahoots_envs.core.options import Option, OptionSet, common_options
 from cahoots_envs.games.cahoots_coop.goals import (
     KINDS,
@@ -126,12 +125,6 @@ class CahootsCoop(Game):
     @classmethod
     def num_actions(cls, options: Mapping[str, Any]) -> int:
         return KINDS * PILES
-
-    @classmethod
-    def layout(cls, options: Mapping[str, Any]) -> Layout:
-        from cahoots_envs.games.cahoots_coop.encoder import build_layout
-
-        return build_layout(options["num_players"])
 
     @classmethod
     def max_game_length(cls, options: Mapping[str, Any]) -> int:
@@ -375,23 +368,12 @@ class CahootsCoop(Game):
         """Cooperative: +1 to every seat for a win, 0 for a loss (§1.6)."""
         return [1.0 if self.won else 0.0] * self.num_players
 
-    # ---- observation -------------------------------------------------------------------------
-    def encode(self, seat: int, out: np.ndarray) -> None:
-        from cahoots_envs.games.cahoots_coop.encoder import encode
-
-        encode(self, seat, out)
-
     # ---- notation ----------------------------------------------------------------------------
     def action_to_str(self, action: int) -> str:
         if not 0 <= action < KINDS * PILES:
             raise ValueError(f"action {action} is out of range 0..{KINDS * PILES - 1}")
         kind, pile = divmod(action, PILES)
         return f"play {card_str(kind)} on {pile}"
-
-    def render(self) -> str:
-        from cahoots_envs.games.cahoots_coop.encoder import render
-
-        return render(self)
 
     # ---- copies and checks -------------------------------------------------------------------
     def card_locations(self) -> list[str]:

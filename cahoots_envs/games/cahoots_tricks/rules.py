@@ -17,7 +17,6 @@ from typing import Any
 import numpy as np
 
 from cahoots_envs.core.game import Game, zero_sum_outcome
-from cahoots_envs.core.layout import Layout
 from cahoots_envs.core.options import Option, OptionSet, common_options
 
 SUITS = "SHDCUR"
@@ -156,12 +155,6 @@ class CahootsTricks(Game):
     @classmethod
     def num_actions(cls, options: Mapping[str, Any]) -> int:
         return NUM_ACTIONS
-
-    @classmethod
-    def layout(cls, options: Mapping[str, Any]) -> Layout:
-        from cahoots_envs.games.cahoots_tricks.encoder import build_layout
-
-        return build_layout(options["num_players"])
 
     @classmethod
     def max_game_length(cls, options: Mapping[str, Any]) -> int:
@@ -521,22 +514,11 @@ class CahootsTricks(Game):
         # §2.4: highest total wins, ties share (interpretation); compared exactly in thirds
         return zero_sum_outcome([float(p) for p in self.points_thirds])
 
-    # ---- observation -------------------------------------------------------------------------
-    def encode(self, seat: int, out: np.ndarray) -> None:
-        from cahoots_envs.games.cahoots_tricks.encoder import encode
-
-        encode(self, seat, out)
-
     # ---- notation ----------------------------------------------------------------------------
     def action_to_str(self, action: int) -> str:
         if not 0 <= action < NUM_ACTIONS:
             raise ValueError(f"action {action} is out of range 0..{NUM_ACTIONS - 1}")
         return f"{VERBS[action // NUM_TYPES]} {card_str(action % NUM_TYPES)}"
-
-    def render(self) -> str:
-        from cahoots_envs.games.cahoots_tricks.encoder import render
-
-        return render(self)
 
     # ---- copies and checks -------------------------------------------------------------------
     def card_locations(self) -> list[str]:

@@ -15,7 +15,6 @@ import numpy as np
 
 from cahoots_envs.core.cards import bits
 from cahoots_envs.core.game import Game, zero_sum_outcome
-from cahoots_envs.core.layout import Layout
 from cahoots_envs.core.options import Option, OptionSet, common_options
 
 SUITS = "ABCDEFG"
@@ -105,12 +104,6 @@ class KansasCity(Game):
     @classmethod
     def num_actions(cls, options: Mapping[str, Any]) -> int:
         return cls.pass_actions(options["num_players"]) + DECK_SIZE + RANKS + DECK_SIZE + 1
-
-    @classmethod
-    def layout(cls, options: Mapping[str, Any]) -> Layout:
-        from cahoots_envs.games.kansas_city.encoder import build_layout
-
-        return build_layout(options["num_players"])
 
     @classmethod
     def max_game_length(cls, options: Mapping[str, Any]) -> int:
@@ -390,12 +383,6 @@ class KansasCity(Game):
     def outcome(self) -> list[float]:
         return zero_sum_outcome(self.scores)
 
-    # ---- observation -------------------------------------------------------------------------
-    def encode(self, seat: int, out: np.ndarray) -> None:
-        from cahoots_envs.games.kansas_city.encoder import encode
-
-        encode(self, seat, out)
-
     # ---- notation ----------------------------------------------------------------------------
     def action_to_str(self, action: int) -> str:
         if action < self.play_base:
@@ -414,11 +401,6 @@ class KansasCity(Game):
         if action == self.no_upgrade:
             return "no upgrade"
         raise ValueError(f"action {action} is out of range 0..{self.no_upgrade}")
-
-    def render(self) -> str:
-        from cahoots_envs.games.kansas_city.encoder import render
-
-        return render(self)
 
     # ---- copies and checks -------------------------------------------------------------------
     def card_locations(self) -> list[str]:

@@ -19,7 +19,6 @@ import numpy as np
 
 from cahoots_envs.core.cards import bits
 from cahoots_envs.core.game import Game, zero_sum_outcome
-from cahoots_envs.core.layout import Layout
 from cahoots_envs.core.options import Option, OptionSet, common_options
 
 RANK_NAMES = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
@@ -206,12 +205,6 @@ class TexasEuchre(Game):
     @classmethod
     def num_actions(cls, options: Mapping[str, Any]) -> int:
         return (1 << HAND_SIZE[options["num_players"]]) + 1 + FACES
-
-    @classmethod
-    def layout(cls, options: Mapping[str, Any]) -> Layout:
-        from cahoots_envs.games.texas_euchre.encoder import build_layout
-
-        return build_layout(options["num_players"])
 
     @classmethod
     def max_game_length(cls, options: Mapping[str, Any]) -> int:
@@ -504,12 +497,6 @@ class TexasEuchre(Game):
         won = self.winners()
         return zero_sum_outcome([1.0 if s in won else 0.0 for s in range(self.num_players)])
 
-    # ---- observation -------------------------------------------------------------------------
-    def encode(self, seat: int, out: np.ndarray) -> None:
-        from cahoots_envs.games.texas_euchre.encoder import encode
-
-        encode(self, seat, out)
-
     # ---- notation ----------------------------------------------------------------------------
     def action_to_str(self, action: int) -> str:
         if 0 <= action < self.throw_action:
@@ -525,11 +512,6 @@ class TexasEuchre(Game):
         if self.play_base <= action < self.play_base + FACES:
             return f"play {face_str(action - self.play_base)}"
         raise ValueError(f"action {action} is out of range 0..{self.play_base + FACES - 1}")
-
-    def render(self) -> str:
-        from cahoots_envs.games.texas_euchre.encoder import render
-
-        return render(self)
 
     # ---- copies and checks -------------------------------------------------------------------
     def card_locations(self) -> list[str]:
