@@ -61,6 +61,7 @@ def _who(seat: int, you: int) -> str:
 
 # ---- Kansas City ---------------------------------------------------------------------------------
 def view_kansas_city(game: Any, seat: int) -> str:
+    from cahoots_envs.games.kansas_city.encoder import headline
     from cahoots_envs.games.kansas_city.rules import (
         RANK_MASKS,
         SUITS,
@@ -70,15 +71,7 @@ def view_kansas_city(game: Any, seat: int) -> str:
     )
 
     n = game.num_players
-    if game.is_over:
-        head = f"Kansas City — game over after {game.hands_total} hands"
-    else:
-        head = (
-            f"Kansas City — hand {game.hand_number + 1}/{game.hands_total}, trick "
-            f"{min(game.tricks_played + 1, game.hand_size)}/{game.hand_size}, {game.phase} phase, "
-            f"dealer player_{game.dealer}"
-        )
-    lines = [head, f"{'':2}{'seat':<15}{'score':>5}{'tricks':>7}{'4s':>3}  cards (others: ranks)"]
+    lines = [headline(game), f"{'':2}{'seat':<15}{'score':>5}{'tricks':>7}{'4s':>3}  cards (others: ranks)"]
     for s in range(n):
         mark = ">" if s == game.current_player else " "
         trumps = " ".join(f"{r + 1}T" for r in bits(ranks_of(game.upgraded[s])))
@@ -139,17 +132,10 @@ def view_texas_euchre(game: Any, seat: int) -> str:
     def cards(mask: int) -> str:
         return " ".join(card_str(c) for c in bits(mask)) or "-"
 
+    from cahoots_envs.games.texas_euchre.encoder import headline
+
     n = game.num_players
-    variant = "Reverse Texas Euchre" if game.reverse else "Texas Euchre"
-    if game.is_over:
-        won = ", ".join(f"player_{s}" for s in game.winners())
-        head = f"{variant} — game over after {game.round_number} rounds; won by {won}"
-    else:
-        head = (
-            f"{variant} — round {game.round_number + 1}, {game.phase.replace('_', ' ')}, "
-            f"dealer player_{game.dealer}, draw pile {len(game.draw_pile)}, to {game.target_score}"
-        )
-    lines = [head]
+    lines = [headline(game)]
     lines.append(f"{'':2}{'seat':<15}{'score':>5}{'stake':>6}{'tricks':>7}  hand")
     for s in range(n):
         mark = ">" if s == game.current_player else " "
@@ -183,7 +169,6 @@ def view_cahoots_tricks(game: Any, seat: int) -> str:
     from cahoots_envs.games.cahoots_tricks.rules import (
         PHASE_KEEP_KILL,
         SUITS,
-        TRICKS,
         card_str,
         zone_types,
     )
@@ -191,16 +176,10 @@ def view_cahoots_tricks(game: Any, seat: int) -> str:
     def cards(zone: int) -> str:
         return " ".join(card_str(t) for t in zone_types(zone)) or "-"
 
+    from cahoots_envs.games.cahoots_tricks.encoder import headline
+
     n = game.num_players
-    if game.is_over:
-        head = f"Cahoots — game over after {game.trick_number} tricks"
-    else:
-        head = (
-            f"Cahoots — trick {game.trick_number}/{TRICKS}, {game.phase.replace('_', '/')} phase"
-            + (f" (pass {game.keep_kill_pass})" if game.phase == PHASE_KEEP_KILL else "")
-            + f", start player player_{game.start_player}"
-        )
-    lines = [head, f"{'':2}{'seat':<15}{'score':>6} {'identity':<9}hand"]
+    lines = [headline(game), f"{'':2}{'seat':<15}{'score':>6} {'identity':<9}hand"]
     for s in range(n):
         mark = ">" if s == game.current_player else " "
         ident = "".join(SUITS[k] for k in range(len(SUITS)) if game.identity_suits[s] >> k & 1)

@@ -173,18 +173,21 @@ def _cards(zone: int) -> str:
     return " ".join(card_str(t) for t in zone_types(zone)) or "-"
 
 
+def headline(game: CahootsTricks) -> str:
+    """The first line of every table: trick, phase and start player, or the end of the game."""
+    if game.is_over:
+        return f"Cahoots — game over after {TRICKS} tricks"
+    return (
+        f"Cahoots — trick {game.trick_number}/{TRICKS}, {game.phase.replace('_', '/')} phase"
+        + (f" (pass {game.keep_kill_pass})" if game.phase == PHASE_KEEP_KILL else "")
+        + f", start player player_{game.start_player}"
+    )
+
+
 def render(game: CahootsTricks) -> str:
     """A table in the notation (spectator view: every hand is shown)."""
     n = game.num_players
-    if game.is_over:
-        head = f"Cahoots — game over after {TRICKS} tricks"
-    else:
-        head = (
-            f"Cahoots — trick {game.trick_number} of {TRICKS}, phase {game.phase}"
-            + (f" (pass {game.keep_kill_pass})" if game.phase == PHASE_KEEP_KILL else "")
-            + f", start player player_{game.start_player}"
-        )
-    lines = [head, f"{'seat':<10} {'score':>6} identity  hand"]
+    lines = [headline(game), f"{'seat':<10} {'score':>6} identity  hand"]
     for s in range(n):
         mark = "*" if s == game.current_player else " "
         ident = "".join(SUITS[k] for k in range(NUM_SUITS) if game.identity_suits[s] >> k & 1)

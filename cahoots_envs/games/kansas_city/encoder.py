@@ -125,19 +125,22 @@ def _hand_text(game: KansasCity, seat: int) -> str:
     return " ".join(cards + trumps)
 
 
+def headline(game: KansasCity) -> str:
+    """The first line of every table: hand, trick, phase and dealer, or the end of the game."""
+    if game.is_over:
+        plural = "s" if game.hands_total > 1 else ""
+        return f"Kansas City — game over after {game.hands_total} hand{plural}"
+    return (
+        f"Kansas City — hand {game.hand_number + 1}/{game.hands_total}, trick "
+        f"{min(game.tricks_played + 1, game.hand_size)}/{game.hand_size}, {game.phase} phase, "
+        f"dealer player_{game.dealer}"
+    )
+
+
 def render(game: KansasCity) -> str:
     """A table in the notation (spectator view: hands shown, upgraded faces never shown)."""
     n = game.num_players
-    if game.is_over:
-        plural = "s" if game.hands_total > 1 else ""
-        head = f"Kansas City — game over after {game.hands_total} hand{plural}"
-    else:
-        head = (
-            f"Kansas City — hand {game.hand_number + 1} of {game.hands_total}, "
-            f"trick {min(game.tricks_played + 1, game.hand_size)} of {game.hand_size}, "
-            f"phase {game.phase}, dealer player_{game.dealer}"
-        )
-    lines = [head, f"{'seat':<10} {'score':>5} {'tricks':>6} {'4s':>3}  hand"]
+    lines = [headline(game), f"{'seat':<10} {'score':>5} {'tricks':>6} {'4s':>3}  hand"]
     for s in range(n):
         mark = "*" if s == game.current_player else " "
         lines.append(

@@ -143,19 +143,22 @@ def _cards(mask: int) -> str:
     return " ".join(card_str(c) for c in bits(mask)) or "-"
 
 
-def render(game: TexasEuchre) -> str:
-    """A table in the notation (spectator view: every hand shown, the draw pile's size only)."""
-    n = game.num_players
+def headline(game: TexasEuchre) -> str:
+    """The first line of every table: round, phase, dealer, pile and target, or the winners."""
     variant = "Reverse Texas Euchre" if game.reverse else "Texas Euchre"
     if game.is_over:
         won = ", ".join(f"player_{s}" for s in game.winners())
-        head = f"{variant} — game over after {game.round_number} rounds; won by {won}"
-    else:
-        head = (
-            f"{variant} — round {game.round_number + 1}, phase {game.phase}, dealer "
-            f"player_{game.dealer}, draw pile {len(game.draw_pile)}, target {game.target_score}"
-        )
-    lines = [head, f"{'seat':<10} {'score':>5} {'stake':>5} {'tricks':>6}  hand | stake cards"]
+        return f"{variant} — game over after {game.round_number} rounds; won by {won}"
+    return (
+        f"{variant} — round {game.round_number + 1}, {game.phase.replace('_', ' ')}, "
+        f"dealer player_{game.dealer}, draw pile {len(game.draw_pile)}, to {game.target_score}"
+    )
+
+
+def render(game: TexasEuchre) -> str:
+    """A table in the notation (spectator view: every hand shown, the draw pile's size only)."""
+    n = game.num_players
+    lines = [headline(game), f"{'seat':<10} {'score':>5} {'stake':>5} {'tricks':>6}  hand | stake cards"]
     for s in range(n):
         mark = "*" if s == game.current_player else " "
         thrown = " (thrown down)" if s == game.thrower else ""
