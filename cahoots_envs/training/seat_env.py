@@ -93,6 +93,21 @@ class TableMaker:
         return [e.policy for e in self.opponents.entries()]
 
 
+def seat_setup(
+    env_id: str, options: Mapping[str, Any] | None, opponents: Opponents,
+    learner_seat: int | None, team: bool, seed: int | None,
+) -> tuple[EnvInfo, TableMaker, spaces.Box, spaces.Discrete]:
+    """What ``SeatEnv`` and ``SeatVecEnv`` both build: the resolved env, the table maker with its
+    opponents, and the learner's observation and action spaces (render_mode is not a game
+    option here)."""
+    game_options = {k: v for k, v in dict(options or {}).items() if k != "render_mode"}
+    info = env_info(env_id, game_options)
+    maker = TableMaker(info, make_pool(env_id, game_options, opponents, seed), learner_seat, team)
+    low, high = info.layout.bounds()
+    return (info, maker, spaces.Box(low=low, high=high, dtype=OBS_DTYPE),
+            spaces.Discrete(info.num_actions))
+
+
 class SeatEnv(gym.Env):
     """One learner seat against opponents drawn per episode (see the module docstring).
 
@@ -120,15 +135,10 @@ class SeatEnv(gym.Env):
         if illegal_action not in ("terminate", "raise"):
             raise ValueError(f"illegal_action={illegal_action!r}; use 'terminate' or 'raise'")
         self.illegal_action = illegal_action
-        game_options = {k: v for k, v in dict(options or {}).items() if k != "render_mode"}
-        self.info = env_info(env_id, game_options)
+        self.info, self.maker, self.observation_space, self.action_space = seat_setup(
+            env_id, options, opponents, learner_seat, team, seed)
         self.env_id = self.info.env_id
         self.options = self.info.options
-        self.maker = TableMaker(self.info, make_pool(env_id, game_options, opponents, seed),
-                                learner_seat, team)
-        low, high = self.info.layout.bounds()
-        self.observation_space = spaces.Box(low=low, high=high, dtype=OBS_DTYPE)
-        self.action_space = spaces.Discrete(self.info.num_actions)
         self.render_mode = render_mode
         self.table: Table | None = None
         self._ended = False

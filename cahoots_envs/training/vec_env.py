@@ -14,12 +14,10 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices
 
 from cahoots_envs.core.layout import OBS_DTYPE
-from cahoots_envs.policies.envinfo import env_info
-from cahoots_envs.training.seat_env import Opponents, TableMaker, make_pool
+from cahoots_envs.training.seat_env import Opponents, seat_setup
 from cahoots_envs.training.tables import Table, advance, encode, reseed
 
 
@@ -38,19 +36,12 @@ class SeatVecEnv(VecEnv):
         seed: int | None = None,
         reward_scale: float = 1.0,
     ) -> None:
-        game_options = {k: v for k, v in dict(options or {}).items() if k != "render_mode"}
-        self.info = env_info(env_id, game_options)
+        self.info, self.maker, observation_space, action_space = seat_setup(
+            env_id, options, opponents, learner_seat, team, seed)
         self.env_id = self.info.env_id
         self.options = self.info.options
-        self.maker = TableMaker(self.info, make_pool(env_id, game_options, opponents, seed),
-                                learner_seat, team)
-        low, high = self.info.layout.bounds()
         self.render_mode = None
-        super().__init__(
-            num_envs,
-            spaces.Box(low=low, high=high, dtype=OBS_DTYPE),
-            spaces.Discrete(self.info.num_actions),
-        )
+        super().__init__(num_envs, observation_space, action_space)
         self.rng = np.random.default_rng(seed)
         self.reward_scale = float(reward_scale)
         self.tables: list[Table] = []
