@@ -154,6 +154,24 @@ class Game(abc.ABC):
         )
 
 
+def deal_seat(deal: Mapping[str, Any], key: str, num_players: int) -> int | None:
+    """``deal[key]`` as a seat (``dealer``, ``start_player``), None when left out (CONTRACT §5)."""
+    value = deal.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or not 0 <= value < num_players:
+        raise ValueError(f"deal: {key} must be a seat 0..{num_players - 1}, got {value!r}")
+    return int(value)
+
+
+def deal_per_seat(deal: Mapping[str, Any], key: str, num_players: int, what: str) -> list[Any]:
+    """``deal[key]`` as a list with one entry per seat (``hands``, ``identities``)."""
+    raw = deal[key]
+    if isinstance(raw, str) or not isinstance(raw, (list, tuple)) or len(raw) != num_players:
+        raise ValueError(f"deal: {key} must be a list of {num_players} {what}, one per seat")
+    return list(raw)
+
+
 def copy_generator(rng: np.random.Generator) -> np.random.Generator:
     """A generator in the same state (cheaper than ``copy.deepcopy``)."""
     twin = np.random.Generator(type(rng.bit_generator)())

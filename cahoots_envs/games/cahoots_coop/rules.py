@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from cahoots_envs.core.game import Game
+from cahoots_envs.core.game import Game, deal_per_seat, deal_seat
 from cahoots_envs.core.options import Option, OptionSet, common_options
 from cahoots_envs.games.cahoots_coop.goals import (
     KINDS,
@@ -71,10 +71,6 @@ def goals_in_game(options: Mapping[str, Any]) -> int:
         return int(options["num_goals"])
     row = 1 if options["num_players"] == 4 else 0
     return GOALS_BY_DIFFICULTY[options["difficulty"]][row]
-
-
-def _is_seat(value: Any, n: int) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and bool(0 <= value < n)
 
 
 class CahootsCoop(Game):
@@ -201,9 +197,7 @@ class CahootsCoop(Game):
     ]:
         """Validate a scripted deal (CONTRACT §5) without touching any state."""
         n = self.num_players
-        start = deal.get("start_player")
-        if start is not None and not _is_seat(start, n):
-            raise ValueError(f"deal: start_player must be a seat 0..{n - 1}, got {start!r}")
+        start = deal_seat(deal, "start_player", n)
         counts = [0] * KINDS
 
         def cards_of(key: str, raw: Any, size: int | None, what: str) -> list[int]:
@@ -226,9 +220,7 @@ class CahootsCoop(Game):
 
         hands = None
         if "hands" in deal:
-            raw = deal["hands"]
-            if isinstance(raw, str) or not isinstance(raw, (list, tuple)) or len(raw) != n:
-                raise ValueError(f"deal: hands must be a list of {n} hands, one per seat")
+            raw = deal_per_seat(deal, "hands", n, "hands")
             hands = [cards_of("hands", h, HAND_SIZE, f"the hand of seat {s}")
                      for s, h in enumerate(raw)]
         piles = cards_of("piles", deal["piles"], PILES, "piles") if "piles" in deal else None
@@ -262,7 +254,7 @@ class CahootsCoop(Game):
                 if GOAL_INDEX[key] in goals:
                     raise ValueError(f"deal: goal {key} appears twice (there is one of each)")
                 goals.append(GOAL_INDEX[key])
-        return (None if start is None else int(start)), hands, piles, draw_pile, goals
+        return start, hands, piles, draw_pile, goals
 
     # ---- state queries -----------------------------------------------------------------------
     @property

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from cahoots_envs.core.game import Game, zero_sum_outcome
+from cahoots_envs.core.game import Game, deal_per_seat, deal_seat, zero_sum_outcome
 from cahoots_envs.core.options import Option, OptionSet, common_options
 
 SUITS = "SHDCUR"
@@ -217,16 +217,10 @@ class CahootsTricks(Game):
     ) -> tuple[int | None, list[int] | None, list[int] | None, list[int] | None]:
         """Validate a scripted deal (CONTRACT §5) without touching any state."""
         n = self.num_players
-        start = deal.get("start_player")
-        if start is not None and (
-            not isinstance(start, (int, np.integer)) or isinstance(start, bool) or not 0 <= start < n
-        ):
-            raise ValueError(f"deal: start_player must be a seat 0..{n - 1}, got {start!r}")
+        start = deal_seat(deal, "start_player", n)
         identities: list[int] | None = None
         if "identities" in deal:
-            raw = deal["identities"]
-            if not isinstance(raw, (list, tuple)) or len(raw) != n:
-                raise ValueError(f"deal: identities must be a list of {n} identity cards, one per seat")
+            raw = deal_per_seat(deal, "identities", n, "identity cards")
             identities = []
             for seat, card in enumerate(raw):
                 letters = (
@@ -246,9 +240,7 @@ class CahootsTricks(Game):
         available = deck_counts(n)
         hands: list[int] | None = None
         if "hands" in deal:
-            raw = deal["hands"]
-            if not isinstance(raw, (list, tuple)) or len(raw) != n:
-                raise ValueError(f"deal: hands must be a list of {n} hands, one per seat")
+            raw = deal_per_seat(deal, "hands", n, "hands")
             hands = []
             used: dict[int, int] = {}
             for seat, hand in enumerate(raw):
@@ -281,7 +273,7 @@ class CahootsTricks(Game):
                     "deal: the reserve must be exactly one 5 and one 7 of each suit (12 cards), "
                     f"got {' '.join(card_str(t) for t in reserve)}"
                 )
-        return (None if start is None else int(start)), identities, hands, reserve
+        return start, identities, hands, reserve
 
     def _new_trick(self) -> None:
         self.trick: list[tuple[int, int]] = []  # (seat, type) in play order

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from cahoots_envs.core.cards import bits
-from cahoots_envs.core.game import Game, zero_sum_outcome
+from cahoots_envs.core.game import Game, deal_per_seat, deal_seat, zero_sum_outcome
 from cahoots_envs.core.options import Option, OptionSet, common_options
 
 SUITS = "ABCDEFG"
@@ -140,19 +140,13 @@ class KansasCity(Game):
     def _parse_deal(self, deal: Mapping[str, Any]) -> tuple[int | None, list[int] | None, int | None]:
         """Validate a scripted deal (CONTRACT §5) without touching any state."""
         n = self.num_players
-        dealer = deal.get("dealer")
-        if dealer is not None and (
-            not isinstance(dealer, (int, np.integer)) or isinstance(dealer, bool) or not 0 <= dealer < n
-        ):
-            raise ValueError(f"deal: dealer must be a seat 0..{n - 1}, got {dealer!r}")
+        dealer = deal_seat(deal, "dealer", n)
         if "set_aside" in deal and n != 5:
             raise ValueError("deal: set_aside is only for 5 players (4 players deal every card)")
         hands: list[int] | None = None
         seen = 0
         if "hands" in deal:
-            raw = deal["hands"]
-            if not isinstance(raw, (list, tuple)) or len(raw) != n:
-                raise ValueError(f"deal: hands must be a list of {n} hands, one per seat")
+            raw = deal_per_seat(deal, "hands", n, "hands")
             hands = []
             for seat, hand in enumerate(raw):
                 if not isinstance(hand, (list, tuple)) or len(hand) != self.hand_size:
@@ -173,7 +167,7 @@ class KansasCity(Game):
             set_aside = parse_card(str(deal["set_aside"]))
             if seen >> set_aside & 1:
                 raise ValueError(f"deal: set_aside {card_str(set_aside)} is also in a hand")
-        return (None if dealer is None else int(dealer)), hands, set_aside
+        return dealer, hands, set_aside
 
     def _start_hand(self, dealer: int, hands: list[int] | None, set_aside: int | None) -> None:
         """§4.2: deal, then every player chooses 3 cards to pass left."""

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from cahoots_envs.core.cards import bits
-from cahoots_envs.core.game import Game, zero_sum_outcome
+from cahoots_envs.core.game import Game, deal_per_seat, deal_seat, zero_sum_outcome
 from cahoots_envs.core.options import Option, OptionSet, common_options
 
 RANK_NAMES = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
@@ -258,11 +258,7 @@ class TexasEuchre(Game):
                 f"unknown deal key(s) {unknown}; texas_euchre deals accept {', '.join(self.DEAL_KEYS)}"
             )
         n, h = self.num_players, self.hand_size
-        dealer = deal.get("dealer")
-        if dealer is not None and (
-            not isinstance(dealer, (int, np.integer)) or isinstance(dealer, bool) or not 0 <= dealer < n
-        ):
-            raise ValueError(f"deal: dealer must be a seat 0..{n - 1}, got {dealer!r}")
+        dealer = deal_seat(deal, "dealer", n)
         copies = [0] * FACES
         each = "one of each card" if self.decks == 1 else "two decks: two of each card"
 
@@ -278,9 +274,7 @@ class TexasEuchre(Game):
 
         hands: list[int] | None = None
         if "hands" in deal:
-            raw = deal["hands"]
-            if not isinstance(raw, (list, tuple)) or len(raw) != n:
-                raise ValueError(f"deal: hands must be a list of {n} hands, one per seat")
+            raw = deal_per_seat(deal, "hands", n, "hands")
             hands = []
             for seat, hand in enumerate(raw):
                 if not isinstance(hand, (list, tuple)) or len(hand) != h:
@@ -300,7 +294,7 @@ class TexasEuchre(Game):
                     f"deal: draw_pile has {got}; with {n} players it holds the other {size} cards"
                 )
             pile = [take(text, "draw pile") for text in raw]
-        return (None if dealer is None else int(dealer)), hands, pile
+        return dealer, hands, pile
 
     def script_round(self, deal: Mapping[str, Any]) -> None:
         """Replace the deal of the round that has just begun (for tests and puzzles: later rounds
