@@ -155,20 +155,17 @@ class CardGameEnv(AECEnv):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         game = self._game_or_raise()
-        seat = self.agent_name_mapping[agent]
         obs = np.zeros(self._obs_size, OBS_DTYPE)
-        game.encode(seat, obs)
-        mask = np.zeros(self.num_actions, np.int8)
-        if seat == game.current_player and not game.is_over and not self._illegal_ended:
-            mask[self.legal_actions()] = 1
-        return {"observation": obs, "action_mask": mask}
+        game.encode(self.agent_name_mapping[agent], obs)
+        return {"observation": obs, "action_mask": self.action_mask(agent)}
 
     def action_mask(self, agent: str | None = None) -> np.ndarray:
-        """The mask alone (all zeros for an agent not to move)."""
+        """The mask alone (all zeros for an agent not to move, and once the game has ended)."""
         game = self._game_or_raise()
         agent = self.agent_selection if agent is None else agent
         mask = np.zeros(self.num_actions, np.int8)
-        if self.agent_name_mapping[agent] == game.current_player and not game.is_over:
+        if (self.agent_name_mapping[agent] == game.current_player and not game.is_over
+                and not self._illegal_ended):
             mask[self.legal_actions()] = 1
         return mask
 
