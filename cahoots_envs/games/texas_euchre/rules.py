@@ -210,8 +210,8 @@ class TexasEuchre(Game):
     def max_game_length(cls, options: Mapping[str, Any]) -> int:
         # a round has at most (pile) discard turns, one throw down, n-1 final-lap turns and n*H
         # plays = deck + n decisions (+ n declines with empty_deck_throw_down); every round gives
-        # someone at least the smallest card value
-        # (everyone discards on the first lap), so the totals bound the number of rounds
+        # someone at least the smallest card value (everyone discards on the first lap), so the
+        # totals bound the number of rounds
         n = options["num_players"]
         deck = FACES * DECKS[n]
         v_min = min(FACE_VALUES[options["face_card_values"]])
