@@ -1,0 +1,31 @@
+"""The Policy protocol and the bots' base class: a policy sees only its own observation and
+action mask. In ``core/`` so that each game's bot lives in its own folder without importing up."""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+
+@runtime_checkable
+class Policy(Protocol):
+    """``act`` picks one legal action; ``act_batch`` picks one per row of a batch."""
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int: ...
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray: ...
+
+
+class BasePolicy:
+    """Convenience base: subclasses implement ``act`` (or ``act_batch``) and get the other."""
+
+    name = "policy"
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return int(self.act_batch(observation[None], action_mask[None])[0])
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        return np.array(
+            [self.act(o, m) for o, m in zip(observations, action_masks)], dtype=np.int64
+        )

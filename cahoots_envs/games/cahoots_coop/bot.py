@@ -1,0 +1,164 @@
+"""Rule-based team bot for Cahoots (cooperative): ``HeuristicPolicy(options, seed=None)``.
+
+Strategy, as a careful team player who cannot talk would play:
+
+1. Complete goals now: prefer the play that completes the most visible goals.
+2. Keep goals reachable: after the play, count for every goal still showing the cards that could
+   complete it in one legal play, weighted by how likely a teammate (or you, later) holds them
+   (the cards nobody has seen; with open hands, the next player's actual hand weighs most), and
+   prefer the play that leaves the most goals within one play of completion.
+3. Do not strand the team: avoid tops on which the next player is likely to hold no legal card
+   (certain with open hands), a loss (§1.6).
+
+It reads only its observation (through the layout's views) and its action mask; goal predicates
+come from the goal ids shown in the observation and the rules' goal table. Ties are broken by a
+seeded generator, so the bot is deterministic given its seed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from cahoots_envs.core.policy import BasePolicy
+from cahoots_envs.games.cahoots_coop.encoder import GOAL_FIELD_OFFSETS, MAX_DRAW_PILE
+from cahoots_envs.games.cahoots_coop.goals import KINDS, PILES, satisfied_table
+from cahoots_envs.games.cahoots_coop.rules import GOALS, MATCHES, CahootsCoop
+
+PLACE = (KINDS**3, KINDS**2, KINDS, 1)  # the tops' code: sum of tops[p] * PLACE[p]
+PLAYABLE_ON = [[k for k in range(KINDS) if MATCHES[k] >> t & 1] for t in range(KINDS)]
+COMPLETE_NOW = 100.0  # per goal completed by the play itself
+REACH_SCALE = 1.5  # cards of weight 1.5 make a goal "probably reachable"
+STRAND = 200.0  # an estimated certain loss of the next player's turn
+OWN_HAND = 0.5  # your own cards: you play again only after the others
+
+
+def _counts(values: np.ndarray) -> list[int]:
+    return np.rint(values).astype(np.int64).tolist()
+
+
+class HeuristicPolicy(BasePolicy):
+    name = "heuristic_cahoots_coop"
+
+    def __init__(self, options: Mapping[str, Any], seed: int | None = None) -> None:
+        self.options = dict(options)
+        self.layout = CahootsCoop.layout(self.options)
+        self.num_players = int(self.options["num_players"])
+        self.rng = np.random.default_rng(seed)
+        self._tables = {mode: satisfied_table(GOALS, mode) for mode in ("union", "disjunctive")}
+        self._id_at = GOAL_FIELD_OFFSETS["id"]
+
+    # ---- reading the observation ---------------------------------------------------------
+    def _read(self, observation: np.ndarray) -> dict[str, Any]:
+        v = self.layout.views(observation)
+        n = self.num_players
+        hand = _counts(v["hand"])
+        open_hands = v["rules"][0] > 0.5
+        others = [[0] * KINDS for _ in range(n - 1)]
+        if open_hands and n > 1:
+            others = [_counts(row) for row in v["other_hands"]]
+        tops = [int(np.argmax(row)) for row in v["tops"]]
+        played = _counts(v["played"])
+        visible = 0
+        for row in v["goals"]:
+            if row[0] > 0.5:
+                visible |= 1 << int(np.argmax(row[self._id_at :]))
+        hand_sizes = _counts(v["hand_sizes"])
+        return {
+            "hand": hand, "others": others, "open": open_hands, "tops": tops, "played": played,
+            "visible": visible, "hand_sizes": hand_sizes,
+            "table": self._tables["disjunctive" if v["rules"][1] > 0.5 else "union"],
+            "goals_left": _counts(v["goal_counts"][1:2] * len(GOALS))[0],
+            "draw_pile": _counts(v["draw_pile"] * MAX_DRAW_PILE)[0],
+        }
+
+    # ---- choosing --------------------------------------------------------------------------
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = np.flatnonzero(action_mask).tolist()
+        if len(legal) == 1:
+            return int(legal[0])
+        s = self._read(observation)
+        n = self.num_players
+        hand, tops, table, visible = s["hand"], s["tops"], s["table"], s["visible"]
+        unseen = [2 - hand[k] - s["played"][k] - sum(o[k] for o in s["others"]) for k in range(KINDS)]
+        next_size = s["hand_sizes"][1 % n]
+        best_score, best = -math.inf, []
+        for action in legal:
+            kind, pile = divmod(action, PILES)
+            new_tops = list(tops)
+            new_tops[pile] = kind
+            code = sum(t * p for t, p in zip(new_tops, PLACE))
+            done = table[code] & visible
+            score = COMPLETE_NOW * done.bit_count()
+            if done and done == visible and s["goals_left"] <= done.bit_count():
+                return int(action)  # the last goals: the game is won
+            remaining = visible & ~done
+            my_hand = list(hand)
+            my_hand[kind] -= 1
+            # who may hold each card kind next: weights per kind. The next player's hand is
+            # known with open hands, and is your own with one player.
+            known_next = my_hand if n == 1 else (s["others"][0] if s["open"] else None)
+            weight = [0.3 * unseen[k] if known_next is not None else float(unseen[k])
+                      for k in range(KINDS)]
+            if known_next is not None:
+                for k in range(KINDS):
+                    weight[k] += 3.0 * known_next[k]
+            if n > 1:
+                for rel, other in enumerate(s["others"]):
+                    if rel and s["open"]:
+                        for k in range(KINDS):
+                            weight[k] += other[k]
+                for k in range(KINDS):
+                    weight[k] += OWN_HAND * my_hand[k]
+            score += self._reach(new_tops, code, remaining, weight, table)
+            may_draw = n == 1 and s["draw_pile"] > 0
+            score -= self._strand_risk(new_tops, known_next, may_draw, unseen, next_size)
+            if score > best_score + 1e-9:
+                best_score, best = score, [action]
+            elif score > best_score - 1e-9:
+                best.append(action)
+        return int(best[int(self.rng.integers(len(best)))]) if len(best) > 1 else int(best[0])
+
+    @staticmethod
+    def _reach(tops: list[int], code: int, goals: int, weight: list[float], table: list[int]) -> float:
+        """How many of ``goals`` are within one legal play of completion, each counted by
+        1 - exp(-w / REACH_SCALE) where w weighs the cards that would complete it."""
+        if not goals:
+            return 0.0
+        completes = [0] * KINDS
+        for p in range(PILES):
+            place = PLACE[p]
+            base = code - tops[p] * place
+            for k in PLAYABLE_ON[tops[p]]:
+                if weight[k] > 0:
+                    completes[k] |= table[base + k * place] & goals
+        total = 0.0
+        g = goals
+        while g:
+            low = g & -g
+            g ^= low
+            w = sum(weight[k] for k in range(KINDS) if completes[k] & low)
+            if w:
+                total += 10.0 * (1.0 - math.exp(-w / REACH_SCALE))
+        return total
+
+    @staticmethod
+    def _strand_risk(tops: list[int], known_next: list[int] | None, may_draw: bool,
+                     unseen: list[int], next_size: int) -> float:
+        """Expected cost of the next player holding no legal card on ``tops``."""
+        top_mask = 0
+        for t in tops:
+            top_mask |= 1 << t
+        total = sum(unseen)
+        dead = sum(unseen[k] for k in range(KINDS) if not MATCHES[k] & top_mask)
+        if known_next is not None:
+            if any(known_next[k] and MATCHES[k] & top_mask for k in range(KINDS)):
+                return 0.0
+            # with one player, the card drawn after this play may still save the turn
+            return STRAND * (dead / total if may_draw and total else 1.0)
+        if next_size == 0 or total <= 0:
+            return 0.0
+        return STRAND * (dead / total) ** next_size

@@ -1,0 +1,122 @@
+"""A rule-based Cahoots (competitive) bot that reads only its observation and action mask.
+
+Strategy, the way a sensible player goes about it:
+
+- **Play**: try every card in hand on the trick's running suit totals and pick the one that
+  gives the biggest share of the trick's 4 points if the trick ended now (players with the most
+  winning suits on their identity card score). Among equal shares, prefer the play that leaves
+  one of your suits furthest ahead of the best suit that is not yours (later players will answer),
+  and spend cheap cards before strong cards of your own suits.
+- **Keep/kill**: a card is worth keeping by its value if its suit is on your identity card (more
+  if it is your private suit) and little otherwise; a card is worth killing by how much it would
+  help the opponents (its value if the suit is not yours), plus, in the face-value variant, its
+  value times your share when you are a scoring winner. Pass 1 takes whichever of the best keep
+  and the best kill is worth more; pass 2 takes the best card of the forced status. In the last
+  trick kept cards are discarded, so only kills can matter.
+- **Draft** (face value): take the highest point card.
+
+Ties are broken by the seeded generator, so the bot is deterministic given its seed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from cahoots_envs.core.policy import BasePolicy
+from cahoots_envs.games.cahoots_tricks.rules import (
+    KEEP_BASE,
+    KILL_BASE,
+    NUM_TYPES,
+    TAKE_BASE,
+    CahootsTricks,
+)
+
+TYPE_SUIT = np.arange(NUM_TYPES) // 5
+TYPE_VALUE = np.arange(NUM_TYPES) % 5 + 4
+TRICKS = 11
+
+
+class HeuristicPolicy(BasePolicy):
+    name = "heuristic_cahoots_tricks"
+
+    def __init__(self, options: Mapping[str, Any], seed: int | None = None) -> None:
+        self.options = CahootsTricks.OPTIONS.resolve(dict(options))
+        self.layout = CahootsTricks.layout(self.options)
+        self.num_players = self.options["num_players"]
+        self.face_value = self.options["scoring"] == "face_value"
+        self.rng = np.random.default_rng(seed)
+
+    # ---- helpers --------------------------------------------------------------------------
+    @staticmethod
+    def share(totals: np.ndarray, identities: np.ndarray) -> float:
+        """My (relative seat 0) points if the trick ended with these suit totals."""
+        best = totals.max()
+        if best <= 0:
+            return 0.0
+        won = totals >= best - 1e-9
+        m = identities[:, won].sum(axis=1)
+        top = m.max()
+        if m[0] < top:
+            return 0.0
+        return 4.0 / int((m == top).sum())
+
+    def _pick(self, scores: dict[int, float]) -> int:
+        best = max(scores.values())
+        choices = [a for a, s in scores.items() if s >= best - 1e-9]
+        return int(choices[int(self.rng.integers(len(choices)))])
+
+    # ---- acting ---------------------------------------------------------------------------
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = np.flatnonzero(action_mask)
+        if len(legal) == 1:
+            return int(legal[0])
+        v = self.layout.views(observation)
+        identities = v["identities"]
+        mine = identities[0] > 0.5
+        owners = identities.sum(axis=0)
+        private = mine & (owners < 1.5)
+        if legal[0] >= TAKE_BASE:  # draft: the highest point card
+            return self._pick({int(a): float(TYPE_VALUE[a - TAKE_BASE]) for a in legal})
+        if legal[0] < KEEP_BASE:
+            return self._play(legal, v, identities, mine)
+        return self._keep_or_kill(legal, v, identities, mine, private)
+
+    def _play(self, legal: np.ndarray, v: dict[str, np.ndarray], identities: np.ndarray,
+              mine: np.ndarray) -> int:
+        totals = v["suit_totals"] * 48.0
+        scores = {}
+        for a in legal:
+            t = int(a)
+            s, value = TYPE_SUIT[t], TYPE_VALUE[t]
+            after = totals.copy()
+            after[s] += value
+            share = self.share(after, identities)
+            theirs = after[~mine].max() if (~mine).any() else 0.0
+            margin = float(np.clip(after[mine].max() - theirs, -16, 16)) / 16.0
+            cost = value / 8.0 * (1.0 if mine[s] else 0.4)
+            scores[t] = share + 0.5 * margin - 0.3 * cost
+        return self._pick(scores)
+
+    def _keep_or_kill(self, legal: np.ndarray, v: dict[str, np.ndarray], identities: np.ndarray,
+                      mine: np.ndarray, private: np.ndarray) -> int:
+        last_trick = v["trick_number"][TRICKS - 1] > 0.5
+        my_share = 0.0
+        if v["scoring_winners"][0] > 0.5:
+            my_share = 1.0 / max(1.0, float(v["scoring_winners"].sum()))
+        scores = {}
+        for a in legal:
+            a = int(a)
+            keep = a < KILL_BASE
+            t = a - (KEEP_BASE if keep else KILL_BASE)
+            s, value = TYPE_SUIT[t], float(TYPE_VALUE[t])
+            if keep:
+                score = 0.0 if last_trick else value * (1.5 if private[s] else 1.0 if mine[s] else 0.3)
+            else:
+                score = 0.0 if mine[s] else value * 0.8
+                if self.face_value:
+                    score += value * my_share * 1.5
+            scores[a] = score
+        return self._pick(scores)
