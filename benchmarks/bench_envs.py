@@ -25,16 +25,14 @@ from typing import Any
 import numpy as np
 
 import cahoots_envs
-from cahoots_envs.registry import GAMES
 
 
 def our_envs() -> list[tuple[str, Callable[[], Any]]]:
     out = []
-    for game, version in GAMES.items():
-        module = __import__(f"cahoots_envs.{game}_v{version}", fromlist=["env"])
-        cls = module.raw_env().game_cls
-        for n in cls.PLAYER_COUNTS:
-            out.append((f"{game}_v{version} ({n}p)", lambda m=module, n=n: m.env(num_players=n)))
+    for spec in cahoots_envs.registered_games():
+        for n in spec.rules.PLAYER_COUNTS:
+            out.append((f"{spec.name}_v{spec.version} ({n}p)",
+                        lambda env_id=spec.env_id, n=n: cahoots_envs.make(env_id, num_players=n)))
     return out
 
 

@@ -7,24 +7,45 @@
 
 from __future__ import annotations
 
-from cahoots_envs.errors import EnvNotResetError, IllegalActionError, IncompatiblePolicyError
+from cahoots_envs.core.spec import GameSpec
+from cahoots_envs.errors import (
+    EnvNotResetError,
+    IllegalActionError,
+    IncompatiblePolicyError,
+    NotAvailableError,
+)
 
 # numpy only: saved policies load without torch (torch/sb3 are needed for training alone)
 from cahoots_envs.policies.loading import list_policies, load_policy
-from cahoots_envs.registry import list_envs, make, make_raw, register_all
+from cahoots_envs.registry import (
+    discover_games,
+    game_spec,
+    list_envs,
+    make,
+    make_raw,
+    register_game,
+    registered_games,
+    unregister_game,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
     "EnvNotResetError",
+    "GameSpec",
     "IllegalActionError",
     "IncompatiblePolicyError",
+    "NotAvailableError",
     "__version__",
+    "game_spec",
     "list_envs",
     "list_policies",
     "load_policy",
     "make",
     "make_raw",
+    "register_game",
+    "registered_games",
+    "unregister_game",
 ]
 
-register_all()
+discover_games()

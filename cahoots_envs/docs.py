@@ -1,21 +1,23 @@
 """Keeps each env's doc page in step with its declarations.
 
-The doc page is the module docstring of ``cahoots_envs/games/<game>/env.py``. Its options table
-and observation index table sit between marker comments and are generated here from the
-game's ``OptionSet`` and ``Layout``; ``docs/<game>.md`` is a copy of the docstring for the README
-to link to. Run ``python -m cahoots_envs.docs`` after changing options or a layout; the test suite
+The doc page is the module docstring of the file its ``GameSpec`` names as ``doc_page``
+(``cahoots_envs/games/<game>/env.py`` for the built-in games). Its options table and observation
+index table sit between marker comments and are generated here from the game's ``OptionSet``
+(with the env's ``render_mode`` argument) and ``Layout``; ``docs/<game>.md`` is a copy of the
+docstring for the README to link to. Run ``python -m cahoots_envs.docs`` after changing options or a layout; the test suite
 fails while a table is stale.
 """
 
 from __future__ import annotations
 
-import importlib
 import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from cahoots_envs.registry import GAMES
+from cahoots_envs.core.options import RENDER_MODE, OptionSet
+from cahoots_envs.core.spec import GameSpec
+from cahoots_envs.registry import builtin_games, game_spec
 
 ROOT = Path(__file__).resolve().parent
 
@@ -29,28 +31,36 @@ def _filler(table: str) -> Callable[[re.Match[str]], str]:
     return fill
 
 
-def tables(game: str) -> dict[str, str]:
-    module = importlib.import_module(f"cahoots_envs.{game}_v{GAMES[game]}")
-    cls = module.raw_env().game_cls
-    options = cls.OPTIONS.resolve({})
+def options_table(spec: GameSpec) -> str:
+    """The game's options with the env's ``render_mode`` argument, in documentation order."""
+    options = tuple(spec.rules.OPTIONS)
+    return OptionSet(options[:1] + (RENDER_MODE,) + options[1:]).markdown_table()
+
+
+def tables(spec: GameSpec) -> dict[str, str]:
+    options = spec.resolve_options({})
     return {
-        "options-table": cls.OPTIONS.markdown_table(),
-        "observation-table": cls.layout(options).markdown_table(),
+        "options-table": options_table(spec),
+        "observation-table": spec.layout(options).markdown_table(),
     }
 
 
-def regenerate(game: str, docs_dir: Path | None = None) -> str:
-    source_path = ROOT / "games" / game / "env.py"
-    source = source_path.read_text()
-    for name, table in tables(game).items():
+def fill_tables(spec: GameSpec, source: str) -> str:
+    """``source`` (the doc page's file) with every generated table brought up to date."""
+    for name, table in tables(spec).items():
         pattern = re.compile(rf"(<!-- {name} -->\n).*?(<!-- /{name} -->)", re.DOTALL)
         if not pattern.search(source):
-            raise SystemExit(f"{source_path}: no <!-- {name} --> ... <!-- /{name} --> markers")
+            raise SystemExit(f"{spec.doc_page}: no <!-- {name} --> ... <!-- /{name} --> markers")
         source = pattern.sub(_filler(table), source)
-    source_path.write_text(source)
+    return source
+
+
+def regenerate(spec: GameSpec, docs_dir: Path | None = None) -> str:
+    source = fill_tables(spec, spec.doc_page.read_text())
+    spec.doc_page.write_text(source)
     doc = source.split('"""', 2)[1]
     if docs_dir is not None:
-        (docs_dir / f"{game}.md").write_text(doc.strip() + "\n")
+        (docs_dir / f"{spec.name}.md").write_text(doc.strip() + "\n")
     return doc
 
 
@@ -58,16 +68,15 @@ def env_table() -> str:
     """The README's table of envs: id, players, action count and observation size per count."""
     rows = ["| env id | game | players | actions | observation size | doc page |",
             "|---|---|---|---|---|---|"]
-    for game, version in GAMES.items():
-        module = importlib.import_module(f"cahoots_envs.{game}_v{version}")
-        cls = module.raw_env().game_cls
+    for spec in builtin_games():
+        cls, game = spec.rules, spec.name
         actions, sizes = [], []
         for n in cls.PLAYER_COUNTS:
-            options = cls.OPTIONS.resolve({"num_players": n})
+            options = spec.resolve_options({"num_players": n})
             actions.append(f"{cls.num_actions(options)} ({n}p)")
-            sizes.append(f"{cls.layout(options).size} ({n}p)")
+            sizes.append(f"{spec.layout(options).size} ({n}p)")
         players = f"{min(cls.PLAYER_COUNTS)}–{max(cls.PLAYER_COUNTS)}"
-        rows.append(f"| `cahoots_envs/{game}-v{version}` | {cls.TITLE} | {players} | "
+        rows.append(f"| `{spec.env_id}` | {cls.TITLE} | {players} | "
                     f"{', '.join(actions)} | {', '.join(sizes)} | [docs/{game}.md](docs/{game}.md) |")
     return "\n".join(rows)
 
@@ -79,12 +88,12 @@ def regenerate_readme(readme: Path) -> None:
 
 
 def main(argv: list[str]) -> None:
-    games = argv or list(GAMES)
+    specs = [game_spec(g) for g in argv] if argv else builtin_games()
     docs_dir = ROOT.parent / "docs"
     docs_dir.mkdir(exist_ok=True)
-    for game in games:
-        regenerate(game, docs_dir)
-        print(f"regenerated the doc page of {game}")
+    for spec in specs:
+        regenerate(spec, docs_dir)
+        print(f"regenerated the doc page of {spec.name}")
     if not argv:
         regenerate_readme(ROOT.parent / "README.md")
         print("regenerated the README env table")

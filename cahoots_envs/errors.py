@@ -16,3 +16,8 @@ class EnvNotResetError(RuntimeError):
 
 class IncompatiblePolicyError(ValueError):
     """A saved policy does not match the env it is asked to play (id, options, layout, actions)."""
+
+
+class NotAvailableError(NotImplementedError):
+    """An optional part of a game (a world sampler, a global-state layout, a batched engine) was
+    asked for where the game does not provide it: "<part> is not available for <game>"."""

@@ -142,7 +142,7 @@ def play_game(
     n = len(env.possible_agents)
     if len(lineup) != n:
         raise ValueError(f"lineup has {len(lineup)} policies for {n} seats")
-    game_options = {k: v for k, v in env.options.items() if k not in ("render_mode",)}
+    game_options = env.options
     seeds = policy_seeds or [seed + 1 + s for s in range(n)]
     policies = [_policy(spec, env.env_id, game_options, seeds[s]) for s, spec in enumerate(lineup)]
     recorder = GameRecorder(env, players=list(lineup)) if log_path else None
@@ -171,7 +171,7 @@ def play_game(
         scores=[float(s) for s in game.scores],
         outcome=[float(x) for x in game.outcome()],
         turns=turns,
-        won=bool(game.won) if game.COOPERATIVE else None,
+        won=bool(game.winning_seats()) if game.COOPERATIVE else None,
     )
 
 
@@ -468,7 +468,7 @@ def summarise(
     if rated is not None and cooperative:
         mu, sigma = rated[0][difficulty]
         meta["difficulty_rating"] = {"name": difficulty, "mu": mu, "sigma": sigma}
-    game_options = {k: v for k, v in raw.options.items() if k != "render_mode"}
+    game_options = dict(raw.options)
     return TournamentResult(
         env_id=raw.env_id, options=game_options, num_players=n, policies=list(policies),
         seed=seed, cooperative=cooperative, lower_score_is_better=sign < 0, games=results,
@@ -499,7 +499,7 @@ def run_tournament(
     raw = cahoots_envs.make_raw(env_id, **options)  # validates env id and options early
     n = len(raw.possible_agents)
     cooperative = bool(raw.game_cls.COOPERATIVE)
-    game_options = {k: v for k, v in raw.options.items() if k != "render_mode"}
+    game_options = dict(raw.options)
     for spec in dict.fromkeys(policies):  # fail fast on a bad spec, before any worker starts
         cahoots_envs.load_policy(spec, raw.env_id, game_options, seed=0)
     if log_dir is not None:

@@ -5,6 +5,7 @@ A log is one JSON object per line::
     {"type": "header", "format": "cahoots-envs-gamelog", "format_version": 1,
      "env_id": "cahoots_envs/kansas_city-v0", "env_version": 0, "options": {...},
      "seed": 7, "scripted": false, "deal": {...}, "players": [...]}
+                                           # (+ "script_hands": k after a whole-game reset)
     {"type": "action", "turn": 0, "seat": 1, "agent": "player_1", "phase": "pass",
      "action": "pass 3A 5B 8G"}
     ...
@@ -12,14 +13,18 @@ A log is one JSON object per line::
     ...
     {"type": "end", "turns": 130, "scores": [...], "outcome": [...]}
 
-``deal`` is the game's deal in the scripted-deal format of CONTRACT §5, read from the engine
-right after the reset (and after every new hand of kansas_city / texas_euchre). ``seed`` and
-``scripted`` record the reset call itself: the replay makes the very same call
-(``env.reset(seed=seed)``, or ``env.reset(seed=seed, options={"deal": deal})`` when the game was
-started from a scripted deal), because the RNG also deals later hands (and, in cahoots_tricks'
-random point split, shares point cards) and a scripted first deal draws less from it. The replay
-then checks that the env still deals exactly the logged deals, that every logged action is legal
-for the logged seat when it comes, and that the final scores match.
+``deal`` is a hand's deal in the scripted-deal format of CONTRACT §5 as the engine recorded it
+when it dealt (``game.deals``, one entry per hand): the header holds the first hand's, and a
+``deal`` event follows the action after which ``game.deals`` grew, for every new entry, so no
+hand a game deals is left out. ``seed`` and ``scripted`` record the reset call itself: the replay
+makes the very same call (``env.reset(seed=seed)``, or ``env.reset(seed=seed, options={"deal":
+deal})`` when the game was started from a scripted deal), because the RNG also deals later hands
+(and, in cahoots_tricks' random point split, shares point cards) and a scripted deal draws less
+from it. A game started from a whole-game deal (a list, one deal per hand; CONTRACT §7) has
+``"script_hands": k`` in its header: the replay scripts the header's deal and the first ``k - 1``
+logged ``deal`` events. The replay then checks that the env still deals exactly the logged deals
+(``game.deals``), that every logged action is legal for the logged seat when it comes, and that
+the final scores match.
 
 Record from Python with ``GameRecorder`` (a thin wrapper around any env of this package)::
 
@@ -34,146 +39,23 @@ and replay with ``replay_log("game.jsonl")`` or ``cahoots replay game.jsonl``.
 
 from __future__ import annotations
 
-import itertools
 import json
 import secrets
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cahoots_envs.core.cards import bits
+import numpy as np
+
 from cahoots_envs.core.game import Game
 
 LOG_FORMAT = "cahoots-envs-gamelog"
 LOG_FORMAT_VERSION = 1
-# options that change neither the game nor what is dealt
-PRESENTATION_OPTIONS = ("render_mode",)
 
 
 class ReplayError(ValueError):
     """A log that no longer replays: an action not legal now, a different deal or final score."""
-
-
-# ---- deals in the scripted-deal format (CONTRACT §5) -----------------------------------------
-def _deal_kansas_city(game: Any) -> dict[str, Any]:
-    from cahoots_envs.games.kansas_city.rules import card_str
-
-    deal: dict[str, Any] = {
-        "dealer": int(game.dealer),
-        "hands": [[card_str(c) for c in bits(h | p)] for h, p in zip(game.hands, game.pending_pass)],
-    }
-    if game.set_aside >= 0:
-        deal["set_aside"] = card_str(game.set_aside)
-    return deal
-
-
-def _deal_texas_euchre(game: Any) -> dict[str, Any]:
-    from cahoots_envs.games.texas_euchre.rules import card_str
-
-    return {
-        "dealer": int(game.dealer),
-        "hands": [[card_str(c) for c in bits(h)] for h in game.hands],
-        "draw_pile": [card_str(c) for c in reversed(game.draw_pile)],  # engine keeps the top last
-    }
-
-
-def _deal_cahoots_tricks(game: Any) -> dict[str, Any]:
-    from cahoots_envs.games.cahoots_tricks.rules import IDENTITY_CARDS, card_str, zone_types
-
-    deal: dict[str, Any] = {
-        "start_player": int(game.start_player),
-        "identities": [list(IDENTITY_CARDS[i]) for i in game.identities],
-        "hands": [[card_str(t) for t in zone_types(h)] for h in game.hands],
-    }
-    if game.num_players == 3:
-        deal["reserve"] = [card_str(t) for t in game.reserve]
-    return deal
-
-
-def _deal_cahoots_coop(game: Any) -> dict[str, Any]:
-    from cahoots_envs.games.cahoots_coop.rules import card_str
-
-    return {
-        "start_player": int(game.start_player),
-        "hands": [[card_str(k) for k in h] for h in game.hands],
-        "piles": [card_str(p[0]) for p in game.piles],
-        "draw_pile": [card_str(k) for k in reversed(game.draw_pile)],  # engine keeps the top last
-        "goals": [game.goal_cards[g].id for g in _coop_goal_order(game)],
-    }
-
-
-def _coop_goal_order(game: Any) -> list[int]:
-    """The goal deck as dealt (top first), rebuilt from the state right after setup.
-
-    Setup completes every visible goal the starting piles already satisfy and refills its slot
-    from the deck, repeatedly (§1.4 step 4, A4), so the deal's order is not in the state as such.
-    A search over which goal sat in which slot finds an order that setup turns into exactly the
-    state we see (the tops do not change during setup, so a goal is met iff it is met now)."""
-    completed = list(game.completed)
-    remaining = list(reversed(game.goal_deck))  # top first
-    visible = list(game.visible)
-    if not completed:
-        return [g for g in visible if g >= 0] + remaining
-    satisfied = game.satisfied_goals()
-
-    def simulate(sequence: list[int]) -> tuple[list[int], list[int], list[int]]:
-        deck = list(sequence)
-        slots = [deck.pop(0) if deck else -1 for _ in range(4)]
-        done: list[int] = []
-        while True:
-            hit = [s for s in range(4) if slots[s] >= 0 and satisfied >> slots[s] & 1]
-            if not hit:
-                return slots, done, deck
-            for s in hit:
-                done.append(slots[s])
-                slots[s] = deck.pop(0) if deck else -1
-
-    # slot j completed k_j goals during setup; completions go round by round, in slot order
-    m = len(completed)
-    for ks in itertools.product(range(m + 1), repeat=4):
-        if sum(ks) != m:
-            continue
-        chains: list[list[int]] = [[] for _ in range(4)]
-        order: list[tuple[int, int]] = []  # (round, slot) of each completion, in order
-        for r in range(max(ks)):
-            order.extend((r, j) for j in range(4) if ks[j] > r)
-        for (_, j), g in zip(order, completed):
-            chains[j].append(g)
-        for j in range(4):
-            chains[j].append(visible[j])
-        sequence = [chains[j][0] for j in range(4)]
-        for r in range(max(ks)):
-            sequence.extend(chains[j][r + 1] for j in range(4) if ks[j] > r)
-        sequence = [g for g in sequence if g >= 0]
-        if simulate(sequence + remaining) == (visible, completed, remaining):
-            return sequence + remaining
-    # cannot happen for a state reached by setup; keep a usable (if not exact) order
-    return completed + [g for g in visible if g >= 0] + remaining
-
-
-DEAL_EXPORTERS: dict[str, Callable[[Any], dict[str, Any]]] = {
-    "kansas_city": _deal_kansas_city,
-    "texas_euchre": _deal_texas_euchre,
-    "cahoots_tricks": _deal_cahoots_tricks,
-    "cahoots_coop": _deal_cahoots_coop,
-}
-# the attribute counting hands (rounds) of the multi-hand games: a new value means a new deal
-HAND_COUNTERS = {"kansas_city": "hand_number", "texas_euchre": "round_number"}
-
-
-def export_deal(game: Game) -> dict[str, Any]:
-    """The current hand's deal in the scripted-deal format; valid before its first decision."""
-    try:
-        exporter = DEAL_EXPORTERS[game.NAME]
-    except KeyError:
-        raise ValueError(f"no deal exporter for {game.NAME}; known: {', '.join(DEAL_EXPORTERS)}") from None
-    return exporter(game)
-
-
-def hand_index(game: Game) -> int:
-    attr = HAND_COUNTERS.get(game.NAME)
-    return int(getattr(game, attr)) if attr else 0
 
 
 # ---- the log ----------------------------------------------------------------------------------
@@ -261,7 +143,7 @@ class GameRecorder:
         self.players = list(players) if players is not None else None
         self.meta = dict(meta or {})
         self.log: GameLog | None = None
-        self._hand = 0
+        self._logged = 0  # entries of game.deals written to the log
         self._turn = 0
 
     @property
@@ -272,12 +154,20 @@ class GameRecorder:
     def done(self) -> bool:
         return self.raw.game is None or self.raw.game.is_over or all(self.raw.terminations.values())
 
-    def reset(self, seed: int | None = None, deal: Mapping[str, Any] | None = None) -> None:
-        """Reset the env; without a seed one is drawn so that the log can replay later hands."""
+    def reset(
+        self, seed: int | None = None,
+        deal: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None = None,
+    ) -> None:
+        """Reset the env; without a seed one is drawn so that the log can replay later hands.
+        ``deal`` is the first hand's deal or a whole-game deal (a list, one deal per hand)."""
         if seed is None:
             seed = secrets.randbits(31)
-        options = {"deal": dict(deal)} if deal is not None else None
-        self.env.reset(seed=seed, options=options)
+        script: dict[str, Any] | list[dict[str, Any]] | None = None
+        if isinstance(deal, Mapping):
+            script = dict(deal)
+        elif deal is not None:
+            script = [dict(d) if isinstance(d, Mapping) else d for d in deal]  # the env checks
+        self.env.reset(seed=seed, options=None if script is None else {"deal": script})
         raw = self.raw
         header = {
             "type": "header",
@@ -285,17 +175,20 @@ class GameRecorder:
             "format_version": LOG_FORMAT_VERSION,
             "env_id": raw.env_id,
             "env_version": raw.game_cls.VERSION,
-            "options": _jsonable({k: v for k, v in raw.options.items() if k not in PRESENTATION_OPTIONS}),
+            "options": _jsonable(raw.options),  # the game's options (render_mode is not one)
             "seed": int(seed),
             "scripted": deal is not None,
-            "deal": export_deal(raw.game),
+            "deal": _jsonable(raw.game.deals[0]),
         }
+        if isinstance(script, list):
+            header["script_hands"] = len(script)
         if self.players is not None:
             header["players"] = self.players
         header.update(_jsonable(self.meta))
         self.log = GameLog(header)
-        self._hand = hand_index(raw.game)
+        self._logged = 1
         self._turn = 0
+        self._log_new_deals()
         if raw.game.is_over:
             self._finish()
 
@@ -315,12 +208,17 @@ class GameRecorder:
         self.env.step(action)
         self.log.events.append(record)
         self._turn += 1
-        game = self.raw.game
-        if game.is_over:
+        self._log_new_deals()
+        if self.raw.game.is_over:
             self._finish()
-        elif hand_index(game) != self._hand:
-            self._hand = hand_index(game)
-            self.log.events.append({"type": "deal", "hand": self._hand, "deal": export_deal(game)})
+
+    def _log_new_deals(self) -> None:
+        """A ``deal`` event for every hand the game has dealt since the last one logged."""
+        assert self.log is not None
+        deals = self.raw.game.deals
+        for hand in range(self._logged, len(deals)):
+            self.log.events.append({"type": "deal", "hand": hand, "deal": _jsonable(deals[hand])})
+        self._logged = max(self._logged, len(deals))
 
     def _finish(self) -> None:
         assert self.log is not None
@@ -361,20 +259,49 @@ def replay_env(log: GameLog, render_mode: str | None = "ansi") -> Any:
         hint = f"this package has {same_game[0]}" if same_game else f"known envs: {', '.join(sorted(known))}"
         raise ReplayError(f"the log is for {env_id}, which this package does not have ({hint})")
     options = dict(header.get("options", {}))
-    options.pop("render_mode", None)
     env = cahoots_envs.make_raw(env_id, render_mode=render_mode, **options)
-    reset_options = {"deal": header["deal"]} if header.get("scripted") else None
+    reset_options: dict[str, Any] | None = None
+    if header.get("scripted"):
+        if "script_hands" in header:  # a whole-game deal: the header's and the next k - 1 hands'
+            later = [e["deal"] for e in log.events if e["type"] == "deal"]
+            reset_options = {"deal": [header["deal"], *later[: int(header["script_hands"]) - 1]]}
+        else:
+            reset_options = {"deal": header["deal"]}
     seed = header.get("seed")
     if seed is None and not header.get("scripted"):
         reset_options = {"deal": header["deal"]}  # an unseeded log: at least the first deal
     env.reset(seed=seed, options=reset_options)
-    dealt = export_deal(env.game)
-    if dealt != header["deal"]:
+    dealt = env.game.deals[0]
+    if not _same_deal(env, 0, header["deal"]):
         raise ReplayError(
             f"{env_id} no longer deals the logged deal for seed {seed}: logged "
             f"{json.dumps(header['deal'])}, dealt now {json.dumps(dealt)}"
         )
     return env
+
+
+def _same_deal(env: Any, hand: int, logged: Any) -> bool:
+    """Whether ``logged`` is hand ``hand``'s deal as the env dealt it (``env.game.deals[hand]``).
+
+    Logs written before the engines recorded their deals rebuilt cahoots_coop's goal order from
+    the state after setup; where setup completed goals, several orders end in the very same
+    state and the log may hold another one than the engine dealt. Such a first deal is the same
+    deal when both set up the same game."""
+    game = env.game
+    dealt = game.deals[hand] if 0 <= hand < len(game.deals) else None
+    if logged == dealt:
+        return True
+    if hand != 0 or not isinstance(logged, Mapping) or set(logged) != set(dealt or ()):
+        return False
+    try:
+        theirs = type(game)(env.options, np.random.default_rng(0), logged)
+    except ValueError:
+        return False
+    ours = type(game)(env.options, np.random.default_rng(0), dealt)
+    skip = ("deals", "rng")
+    return {k: v for k, v in vars(theirs).items() if k not in skip} == {
+        k: v for k, v in vars(ours).items() if k not in skip
+    }
 
 
 def replay_log(
@@ -389,19 +316,22 @@ def replay_log(
     env = replay_env(log)
     game = env.game
     turns = 0
+    logged_hand = 0  # the last hand whose deal the log has shown
     for event in log.events:
         if event["type"] == "deal":
-            dealt = export_deal(env.game)
-            if hand_index(env.game) != event["hand"] or dealt != event["deal"]:
+            dealt = env.game.deals[-1]
+            if env.game.hand_index != event["hand"] or dealt != event["deal"]:
                 raise ReplayError(
                     f"hand {event['hand']}: the env dealt a different hand than the log "
                     f"(logged {json.dumps(event['deal'])}, dealt {json.dumps(dealt)})"
                 )
+            logged_hand = event["hand"]
             continue
         if stop_after is not None and turns >= stop_after:
             break
         game = env.game
         where = f"turn {event.get('turn', turns)}"
+        _check_no_unlogged_hand(game, logged_hand, where)
         if game.is_over:
             raise ReplayError(f"{where}: the log has {event['action']!r} but the game is already over")
         if game.current_player != event["seat"]:
@@ -421,6 +351,7 @@ def replay_log(
     scores = [float(s) for s in game.scores]
     complete = False
     if log.end is not None and (stop_after is None or turns >= len(log.actions)):
+        _check_no_unlogged_hand(game, logged_hand, "the end")
         if not game.is_over:
             raise ReplayError(f"the log ends the game after {turns} actions but the game is not over")
         logged = [float(s) for s in log.end["scores"]]
@@ -428,3 +359,11 @@ def replay_log(
             raise ReplayError(f"final scores differ: logged {logged}, replayed {scores}")
         complete = True
     return ReplayResult(env=env, turns=turns, scores=scores, complete=complete)
+
+
+def _check_no_unlogged_hand(game: Game, logged_hand: int, where: str) -> None:
+    if game.hand_index != logged_hand:
+        raise ReplayError(
+            f"{where}: the env has dealt hand {game.hand_index}, which the log does not have "
+            f"(its last deal is hand {logged_hand}): {json.dumps(game.deals[-1])}"
+        )

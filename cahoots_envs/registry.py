@@ -1,64 +1,160 @@
-"""Env ids, ``make`` and ``list_envs``; registration into PettingZoo's own registry (CONTRACT §1)."""
+"""The game registry: env ids, ``make``, ``list_envs``, and registering games (CONTRACT §1).
+
+Every game, built in or not, is a ``GameSpec`` (``core/spec.py``) registered here; PettingZoo's
+own registry gets each id too, so ``pettingzoo.make("aec", "cahoots_envs/<game>-v<N>")`` works.
+
+- The built-in games are listed once, in ``BUILTIN_GAMES`` (``module:attribute`` of each spec).
+- Games published by other packages are found through the entry-point group
+  ``cahoots_envs.games`` (each entry point names a ``GameSpec``), so ``pip install`` of such a
+  package is all it takes; a broken one is skipped with a warning naming it.
+- ``register_game(spec)`` adds a game at run time; ``unregister_game(name)`` undoes it (also in
+  PettingZoo's registry).
+"""
 
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import warnings
+from importlib.metadata import entry_points
 from typing import Any
 
 import pettingzoo
 
-NAMESPACE = "cahoots_envs"
+from cahoots_envs.core.spec import NAMESPACE, SPEC_LOOKUP, GameSpec
 
-# game name -> version of every game of the contract; ``GAMES`` keeps those whose module exists
-ALL_GAMES: dict[str, int] = {
-    "kansas_city": 0,
-    "texas_euchre": 0,
-    "cahoots_tricks": 0,
-    "cahoots_coop": 0,
-}
-GAMES: dict[str, int] = {
-    g: v for g, v in ALL_GAMES.items()
-    if importlib.util.find_spec(f"cahoots_envs.{g}_v{v}") is not None
-}
+ENTRY_POINT_GROUP = "cahoots_envs.games"
+
+# the one list of built-in games: the same mechanism as a plugin's entry point
+BUILTIN_GAMES = (
+    "cahoots_envs.games.kansas_city.spec:SPEC",
+    "cahoots_envs.games.texas_euchre.spec:SPEC",
+    "cahoots_envs.games.cahoots_tricks.spec:SPEC",
+    "cahoots_envs.games.cahoots_coop.spec:SPEC",
+)
+
+_SPECS: dict[str, GameSpec] = {}
+# game name -> version of every registered game (a live view kept in step with the registry)
+GAMES: dict[str, int] = {}
 
 
-def _module_name(game: str) -> str:
-    return f"cahoots_envs.{game}_v{GAMES[game]}"
+def _load_reference(reference: str) -> GameSpec:
+    module_name, _, attribute = reference.partition(":")
+    value = getattr(importlib.import_module(module_name), attribute or "SPEC")
+    if not isinstance(value, GameSpec):
+        raise TypeError(f"{reference} is a {type(value).__name__}, not a cahoots_envs GameSpec")
+    return value
+
+
+def register_game(spec: GameSpec, *, replace: bool = False) -> str:
+    """Register ``spec``'s game (and its id in PettingZoo's registry); returns the env id.
+
+    A second game under a registered name raises ``ValueError`` unless ``replace=True``."""
+    if not isinstance(spec, GameSpec):
+        raise TypeError(f"register_game takes a GameSpec, got {type(spec).__name__}")
+    name = spec.name
+    if name in _SPECS and _SPECS[name] is not spec and not replace:
+        raise ValueError(
+            f"a game named {name!r} is already registered ({_SPECS[name].env_id}); "
+            "unregister_game() it first or pass replace=True"
+        )
+    if name in _SPECS:
+        _unregister_pettingzoo(_SPECS[name].env_id)
+    _SPECS[name] = spec
+    GAMES[name] = spec.version
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PettingZoo warns when an id is overridden
+        pettingzoo.register("aec", spec.env_id, entry_point=_Factory(spec.env_id))
+    return spec.env_id
+
+
+def unregister_game(name_or_id: str) -> GameSpec:
+    """Remove a registered game (by name or env id) from this registry and PettingZoo's."""
+    spec = game_spec(name_or_id)
+    del _SPECS[spec.name]
+    del GAMES[spec.name]
+    _unregister_pettingzoo(spec.env_id)
+    return spec
+
+
+def _unregister_pettingzoo(env_id: str) -> None:
+    pettingzoo.aec_registry.pop(env_id, None)
+
+
+class _Factory:
+    """PettingZoo's entry point for one id: builds the protected env through ``make``."""
+
+    def __init__(self, env_id: str) -> None:
+        self.env_id = env_id
+
+    def __call__(self, **options: Any) -> Any:
+        return make(self.env_id, **options)
+
+
+def builtin_games() -> list[GameSpec]:
+    """The specs of the games shipped in this package (``BUILTIN_GAMES``), in that order."""
+    return [_load_reference(reference) for reference in BUILTIN_GAMES]
+
+
+def registered_games() -> list[GameSpec]:
+    """The spec of every registered game, in registration order."""
+    return list(_SPECS.values())
 
 
 def list_envs() -> list[str]:
     """Every registered env id, e.g. ``cahoots_envs/kansas_city-v0``."""
-    return [f"{NAMESPACE}/{g}-v{v}" for g, v in GAMES.items()]
+    return [spec.env_id for spec in _SPECS.values()]
 
 
-def _resolve(env_id: str) -> str:
+def game_spec(env_id: str) -> GameSpec:
+    """The ``GameSpec`` of ``env_id``: ``cahoots_envs/kansas_city-v0``, ``kansas_city-v0`` or
+    just ``kansas_city`` all name the same game."""
     name = env_id.split("/", 1)[1] if env_id.startswith(NAMESPACE + "/") else env_id
     game, _, version = name.partition("-v")
-    game = game.removesuffix("_v0")
-    if game not in GAMES or (version and version != str(GAMES[game])):
+    spec = _SPECS.get(game)
+    if spec is None and "_v" in game:  # the module style, kansas_city_v0
+        game, _, version = game.rpartition("_v")
+        spec = _SPECS.get(game)
+    if spec is None or (version and version != str(spec.version)):
         raise ValueError(f"unknown env {env_id!r}; known envs: {', '.join(list_envs())}")
-    return game
+    return spec
+
+
+SPEC_LOOKUP[:] = [game_spec]
 
 
 def make(env_id: str, **options: Any) -> Any:
     """The protected env (``env()``) for ``env_id``; the ``cahoots_envs/`` prefix is optional."""
-    module = importlib.import_module(_module_name(_resolve(env_id)))
-    return module.env(**options)
+    from cahoots_envs.core.aec import CardGameEnv
+
+    return CardGameEnv(game_spec(env_id), protected=True, **options)
 
 
 def make_raw(env_id: str, **options: Any) -> Any:
     """The bare env (``raw_env()``) for ``env_id``."""
-    module = importlib.import_module(_module_name(_resolve(env_id)))
-    return module.raw_env(**options)
+    from cahoots_envs.core.aec import CardGameEnv
+
+    return CardGameEnv(game_spec(env_id), protected=False, **options)
 
 
-def register_all() -> None:
-    for env_id in list_envs():
-        if env_id in pettingzoo.aec_registry:
-            continue
-        game = _resolve(env_id)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            pettingzoo.register("aec", env_id, entry_point=f"{_module_name(game)}:env")
+def discover_games() -> None:
+    """Register the built-in games, then every game published under ``ENTRY_POINT_GROUP``."""
+    for reference in BUILTIN_GAMES:
+        spec = _load_reference(reference)
+        if spec.name not in _SPECS:
+            register_game(spec)
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            spec = entry.load()
+            if not isinstance(spec, GameSpec):
+                raise TypeError(f"it is a {type(spec).__name__}, not a GameSpec")
+            if spec.name in _SPECS:
+                if _SPECS[spec.name] is not spec:
+                    raise ValueError(f"a game named {spec.name!r} is already registered")
+                continue
+            register_game(spec)
+        except Exception as e:  # noqa: BLE001 (a broken plugin must not break the package)
+            warnings.warn(
+                f"cahoots_envs: skipping the game published as {entry.name!r} "
+                f"({entry.value}) in {ENTRY_POINT_GROUP!r}: {e}",
+                stacklevel=2,
+            )

@@ -1,19 +1,25 @@
-"""Shared parametrisation: every registered env x every player count x declared test variants."""
+"""Shared parametrisation: every registered env x every player count x declared test variants.
+
+The test game ``high_card`` (``tests/plugin_game/``, a package of its own that imports only
+``cahoots_envs.core``) is registered here through the public API, as a third-party game would
+be, so the shared suite runs it like the built-in games."""
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 import pytest
 
 import cahoots_envs
 from cahoots_envs.registry import GAMES
+from tests.plugin_game.spec import SPEC as HIGH_CARD
+
+if HIGH_CARD.name not in GAMES:
+    cahoots_envs.register_game(HIGH_CARD)
 
 
 def game_class(game: str) -> Any:
-    module = importlib.import_module(f"cahoots_envs.{game}_v{GAMES[game]}")
-    return module.raw_env().game_cls
+    return cahoots_envs.game_spec(game).rules
 
 
 def env_cases() -> list[tuple[str, dict[str, Any]]]:
@@ -41,8 +47,7 @@ def case(request: pytest.FixtureRequest) -> tuple[str, dict[str, Any]]:
 
 
 def make_env(game: str, protected: bool = True, **options: Any) -> Any:
-    module = importlib.import_module(f"cahoots_envs.{game}_v{GAMES[game]}")
-    return module.env(**options) if protected else module.raw_env(**options)
+    return cahoots_envs.make(game, **options) if protected else cahoots_envs.make_raw(game, **options)
 
 
-__all__ = ["CASES", "cahoots_envs", "case_id", "game_class", "make_env"]
+__all__ = ["CASES", "HIGH_CARD", "cahoots_envs", "case_id", "game_class", "make_env"]

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 import cahoots_envs
+from cahoots_envs.registry import builtin_games
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -31,7 +32,7 @@ def plan_human_moves(env_id: str, seat: int, opponent: str, seed: int,
     """The moves a person in ``seat`` types (always the last legal move), and the final scores,
     from the very game ``cahoots play`` sets up (same deal seed, same bot seeds)."""
     env = cahoots_envs.make_raw(env_id, **options)
-    game_options = {k: v for k, v in env.options.items() if k != "render_mode"}
+    game_options = env.options
     n = len(env.possible_agents)
     bots = {s: cahoots_envs.load_policy(opponent, env.env_id, game_options, seed=seed * 100 + s)
             for s in range(n) if s != seat}
@@ -67,7 +68,9 @@ def test_help_explains_every_command_with_an_example() -> None:
 def test_list_shows_envs_players_options_and_policies() -> None:
     out = cahoots("list")
     assert out.returncode == 0, out.stderr
-    for env_id in cahoots_envs.list_envs():
+    # a fresh process knows the installed games (games registered in this session it cannot)
+    installed = [spec.env_id for spec in builtin_games()]
+    for env_id in installed:
         assert env_id.split("/", 1)[1] in out.stdout
     assert "players 4-5" in out.stdout and "-o hands=3" in out.stdout
     assert "Zoo policies" in out.stdout
@@ -76,7 +79,15 @@ def test_list_shows_envs_players_options_and_policies() -> None:
         assert entry["spec"] in out.stdout
     assert "vs heuristic" in out.stdout
     data = json.loads(cahoots("list", "--json").stdout)
-    assert {e["id"] for e in data["envs"]} == set(cahoots_envs.list_envs())
+    assert {e["id"] for e in data["envs"]} == set(installed)
+
+
+def test_list_in_process_shows_every_registered_game(capsys) -> None:
+    from cahoots_envs.cli import main
+
+    assert main(["list", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [e["id"] for e in data["envs"]] == cahoots_envs.list_envs()
 
 
 PLAYS = [

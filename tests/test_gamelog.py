@@ -1,4 +1,4 @@
-"""Game logs: deals exported in the scripted-deal format, record -> replay round trips, and
+"""Game logs: deals recorded in the scripted-deal format, record -> replay round trips, and
 replays that refuse a log the env no longer agrees with."""
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from cahoots_envs.gamelog import (
     GameLog,
     GameRecorder,
     ReplayError,
-    export_deal,
     replay_log,
 )
 from cahoots_envs.registry import GAMES
@@ -40,17 +39,17 @@ def test_exported_deal_recreates_the_deal(case: tuple[str, dict[str, Any]]) -> N
     for seed in range(6):
         a = cahoots_envs.make_raw(game, render_mode="ansi", **options)
         a.reset(seed=seed)
-        deal = export_deal(a.game)
+        deal = a.game.deals[0]
         json.dumps(deal)  # plain JSON
         b = cahoots_envs.make_raw(game, render_mode="ansi", **options)
         b.reset(seed=seed + 500, options={"deal": deal})
         assert b.render() == a.render()
-        assert export_deal(b.game) == deal
+        assert b.game.deals == [deal]
 
 
 def test_coop_goal_order_is_rebuilt_when_setup_completes_goals() -> None:
-    """Setup completes goals the starting piles meet and refills the row; the exported goal
-    order must make setup end in the very same state."""
+    """Setup completes goals the starting piles meet and refills the row; the recorded goal
+    order (the goal deck as dealt) must make setup end in the very same state."""
     hits = 0
     for seed in range(300):
         a = cahoots_envs.make_raw("cahoots_coop", render_mode="ansi", num_players=2)
@@ -59,7 +58,7 @@ def test_coop_goal_order_is_rebuilt_when_setup_completes_goals() -> None:
             continue
         hits += 1
         b = cahoots_envs.make_raw("cahoots_coop", render_mode="ansi", num_players=2)
-        b.reset(seed=1, options={"deal": export_deal(a.game)})
+        b.reset(seed=1, options={"deal": a.game.deals[0]})
         assert (b.game.visible, b.game.completed, b.game.goal_deck) == (
             a.game.visible, a.game.completed, a.game.goal_deck)
         if hits >= 10:
@@ -79,7 +78,7 @@ def test_record_then_replay_gives_the_same_scores(game: str, scripted: bool) -> 
         if scripted:
             t = cahoots_envs.make_raw(game, **options)
             t.reset(seed=99)
-            deal = export_deal(t.game)
+            deal = t.game.deals[0]
         rec = _random_game(game, seed=11 + n, deal=deal, **options)
         text = rec.log.to_jsonl()
         lines = text.splitlines()
@@ -164,3 +163,16 @@ def test_partial_replay_and_bad_files(tmp_path) -> None:
     bad.write_text("not json\n")
     with pytest.raises(ValueError, match="not JSON"):
         GameLog.load(bad)
+
+
+def test_replay_refuses_a_log_that_left_out_a_hand() -> None:
+    """The recorder logs every entry of ``game.deals``; a log without one no longer replays."""
+    rec = _random_game("kansas_city", seed=4, hands=3)
+    assert [e["hand"] for e in rec.log.events if e["type"] == "deal"] == [1, 2]
+    assert [e["deal"] for e in rec.log.events if e["type"] == "deal"] == rec.game.deals[1:]
+
+    def drop(log: GameLog) -> None:
+        log.events = [e for e in log.events if not (e["type"] == "deal" and e["hand"] == 2)]
+
+    with pytest.raises(ReplayError, match="the env has dealt hand 2, which the log does not have"):
+        replay_log(_tampered(rec, drop))

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from cahoots_envs import cahoots_coop_v0
-from cahoots_envs.policies.heuristics.cahoots_coop import HeuristicPolicy
+from cahoots_envs.games.cahoots_coop.bot import HeuristicPolicy
 
 
 def play_game(options: dict[str, Any], seed: int, bots: set[int] | None = None,

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from cahoots_envs import cahoots_tricks_v0
-from cahoots_envs.policies.heuristics.cahoots_tricks import HeuristicPolicy
+from cahoots_envs.games.cahoots_tricks.bot import HeuristicPolicy
 
 
 def play(games: int, seed: int, **options: Any) -> tuple[float, float]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from cahoots_envs import kansas_city_v0
-from cahoots_envs.policies.heuristics.kansas_city import HeuristicPolicy
+from cahoots_envs.games.kansas_city.bot import HeuristicPolicy
 
 
 def play(num_players: int, games: int, seed: int) -> tuple[float, float]:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from cahoots_envs import texas_euchre_v0
-from cahoots_envs.policies.heuristics.texas_euchre import HeuristicPolicy
+from cahoots_envs.games.texas_euchre.bot import HeuristicPolicy
 
 
 def play(games: int, seed: int, **options: object) -> tuple[float, float]:

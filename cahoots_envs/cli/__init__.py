@@ -81,7 +81,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         cls = raw.game_cls
         options = [
             {"name": o.name, "default": o.default, "accepts": o.describe(), "doc": o.doc}
-            for o in cls.OPTIONS if o.name not in ("num_players", "render_mode", "reward_mode")
+            for o in cls.OPTIONS if o.name not in ("num_players", "reward_mode")
         ]
         out["envs"].append({
             "id": env_id, "title": cls.TITLE, "players": list(cls.PLAYER_COUNTS),

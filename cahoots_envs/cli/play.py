@@ -7,8 +7,9 @@ import textwrap
 from collections.abc import Mapping
 from typing import Any, TextIO
 
-from cahoots_envs.cli.views import WIDTH, _wrap_items, public_action, seat_view
+from cahoots_envs.cli.views import public_action, seat_view
 from cahoots_envs.core.game import normalise_action_text
+from cahoots_envs.core.text import WIDTH, wrap_items
 from cahoots_envs.gamelog import GameRecorder
 
 MANY = 16
@@ -20,13 +21,6 @@ How to move: type a move in the game's notation, as listed under "your moves".
   The verb may be left out when that is unambiguous: "5B" for "play 5B".
 Commands: help (this text), moves (list every legal move), view (show the table
   again), quit (leave the game)."""
-
-EXAMPLES = {
-    "kansas_city": "pass 3A 5B 8G, play 5B, play 4T, upgrade 5B, no upgrade",
-    "texas_euchre": "discard 2C, discard 5H 7H, discard none, throw down, play AC",
-    "cahoots_tricks": "play 8S, keep 8S, kill 5C, take 6S",
-    "cahoots_coop": "play 5G on 2 (piles 0-3, left to right)",
-}
 
 
 def _verb(text: str) -> str:
@@ -40,7 +34,7 @@ def describe_moves(game: Any, legal: list[int]) -> list[str]:
     """The legal moves as lines of at most 80 columns; long lists summarised per verb."""
     texts = [game.action_to_str(a) for a in legal]
     if len(texts) <= MANY:
-        return _wrap_items("your moves: ", texts)
+        return wrap_items("your moves: ", texts)
     groups: dict[str, list[str]] = {}
     for t in texts:
         groups.setdefault(_verb(t), []).append(t)
@@ -56,7 +50,7 @@ def describe_moves(game: Any, legal: list[int]) -> list[str]:
                          f"({len(group)} ways, e.g. {group[-1]})")
         else:
             items.append(f"{verb} ... ({len(group)} ways, e.g. {group[0]})")
-    return _wrap_items("your moves: ", items, sep="; ")
+    return wrap_items("your moves: ", items, sep="; ")
 
 
 def list_moves(game: Any, legal: list[int]) -> list[str]:
@@ -115,26 +109,7 @@ def parse_move(game: Any, text: str) -> int:
 
 def narrate(before: Any, after: Any) -> list[str]:
     """Short lines on what a step completed (tricks, hands, goals) for the person playing."""
-    out: list[str] = []
-    tw_b, tw_a = getattr(before, "tricks_won", None), getattr(after, "tricks_won", None)
-    if tw_b is not None and tw_a is not None and len(tw_b) == len(tw_a):
-        for s, (x, y) in enumerate(zip(tw_b, tw_a)):
-            if y == x + 1:
-                out.append(f"  -> player_{s} takes the trick")
-    for attr, label in (("hand_scores", "hand"), ("round_points", "round")):
-        b, a = getattr(before, attr, None), getattr(after, attr, None)
-        if b is not None and a is not None and len(a) > len(b):
-            pts = " ".join(f"player_{s} {p}" for s, p in enumerate(a[-1]))
-            out.append(f"  == end of {label} {len(a)}: {pts}")
-    lr = getattr(after, "last_result", None)
-    if lr and lr != getattr(before, "last_result", None) or (
-        lr and getattr(before, "trick_number", 0) != getattr(after, "trick_number", 0)
-    ):
-        out.append(f"  -> trick {lr}")
-    done = getattr(after, "last_completed", None)
-    if done and getattr(after, "turns", 0) != getattr(before, "turns", 0):
-        out.append("  -> goal completed: " + ", ".join(after.goal_cards[g].id for g in done))
-    return out
+    return after.text().narrate(before, after)  # type: ignore[no-any-return]
 
 
 class Terminal:
@@ -187,7 +162,7 @@ def play(
         opponents = opponents * (n - 1)
     if len(opponents) != n - 1:
         raise ValueError(f"give one --opponents spec for all, or {n - 1} (one per other seat)")
-    game_options = {k: v for k, v in env.options.items() if k != "render_mode"}
+    game_options = env.options
     policies: dict[int, Any] = {}
     names = []
     others = iter(opponents)
@@ -204,8 +179,8 @@ def play(
     assert recorder.log is not None
     game_id = env.env_id.split("/", 1)[1]
     term.say(f"{env.game_cls.TITLE} ({game_id}), {n} players, seed {recorder.log.header['seed']}.")
-    for text in _wrap_items("seats: ", [f"player_{s} {'(you)' if s == seat else names[s]}"
-                                        for s in range(n)]):
+    for text in wrap_items("seats: ", [f"player_{s} {'(you)' if s == seat else names[s]}"
+                                       for s in range(n)]):
         term.say(text)
     term.say("Type 'help' for help, 'moves' for every legal move.")
     show_view = True
@@ -237,7 +212,7 @@ def play(
         command = line.strip().lower()
         if command in ("help", "?", "h"):
             term.say(HELP)
-            for line_ in _wrap_items("moves look like: ", EXAMPLES.get(game.NAME, "").split(", ")):
+            for line_ in wrap_items("moves look like: ", list(game.text().MOVE_EXAMPLES)):
                 term.say(line_)
             continue
         if command in ("moves", "m"):
@@ -274,20 +249,5 @@ def play(
 
 
 def final_summary(game: Any, seat: int | None = None) -> str:
-    n = game.num_players
-    scores = ", ".join(
-        f"player_{s}{' (you)' if s == seat else ''} {game.scores[s]:g}" for s in range(n)
-    )
-    if game.COOPERATIVE:
-        result = "The team WINS" if game.won else "The team loses"
-        setup = getattr(game, "completed_at_setup", 0)
-        return (f"{result}: {len(game.completed)} of {game.num_goals} goals completed"
-                + (f" ({setup} by the starting piles)." if setup else "."))
-    outcome = game.outcome()
-    winners = [s for s in range(n) if outcome[s] > 0]
-    if not winners:
-        result = "A tie."
-    else:
-        names = " and ".join(("you" if s == seat else f"player_{s}") for s in winners)
-        result = f"{names} win{'s' if len(winners) == 1 and winners[0] != seat else ''}."
-    return f"Final scores: {scores}. {result}"
+    """The closing line of a game, as the game's text module words it."""
+    return game.text().final_summary(game, seat)  # type: ignore[no-any-return]

@@ -21,24 +21,38 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from cahoots_envs.core.driver import RewardRule
 from cahoots_envs.core.game import Game
 from cahoots_envs.core.layout import OBS_DTYPE
+from cahoots_envs.core.options import RENDER_MODE
+from cahoots_envs.core.spec import GameSpec
 from cahoots_envs.errors import EnvNotResetError, IllegalActionError
 
 ILLEGAL_ACTION_REWARD = -1.0
 
 
 class CardGameEnv(AECEnv):
-    """PettingZoo AEC env around a ``Game`` (see ``cahoots_envs.core.game``)."""
+    """PettingZoo AEC env around a game's ``GameSpec`` (see ``cahoots_envs.core.spec``).
 
-    def __init__(self, game_cls: type[Game], protected: bool = True, **options: Any) -> None:
+    ``render_mode`` is an argument of the env, not a game option: ``options`` holds only what
+    the game and its rewards depend on."""
+
+    def __init__(self, spec: GameSpec, protected: bool = True, render_mode: str | None = None,
+                 **options: Any) -> None:
         super().__init__()
-        env_name = f"cahoots_envs/{game_cls.NAME}-v{game_cls.VERSION}"
-        self.options: dict[str, Any] = game_cls.OPTIONS.resolve(options, env_name)
+        game_cls = spec.rules
+        env_name = spec.env_id
+        self.options: dict[str, Any] = game_cls.OPTIONS.resolve(options, env_name,
+                                                                 also_accepted=("render_mode",))
+        self.game_spec = spec
         self.game_cls = game_cls
         self.protected = protected
-        self.render_mode: str | None = self.options["render_mode"]
+        try:
+            self.render_mode: str | None = RENDER_MODE.validate(render_mode)
+        except ValueError as e:
+            raise ValueError(f"{env_name}: {e}") from None
         self.reward_mode: str = self.options["reward_mode"]
+        self.reward_rule = RewardRule.of(game_cls, self.options)
         n = self.options["num_players"]
         self.metadata = {
             "render_modes": ["ansi", "human"],
@@ -87,14 +101,23 @@ class CardGameEnv(AECEnv):
                 )
             deal = options.get("deal")
             if deal is not None:
-                if not isinstance(deal, Mapping):
-                    raise ValueError(f"deal must be a dict with keys {self.game_cls.DEAL_KEYS}")
-                extra = set(deal) - set(self.game_cls.DEAL_KEYS)
-                if extra:
+                # one dict (the first hand's deal) or a whole-game list, one dict per hand
+                per_hand = [deal] if isinstance(deal, Mapping) else deal
+                if not isinstance(per_hand, (list, tuple)) or not all(
+                    isinstance(d, Mapping) for d in per_hand
+                ):
                     raise ValueError(
-                        f"unknown deal key(s) {sorted(extra)}; {self.game_cls.NAME} deals accept "
-                        f"{', '.join(self.game_cls.DEAL_KEYS)}"
+                        f"deal must be a dict with keys {self.game_cls.DEAL_KEYS} or a list of "
+                        "such dicts, one per hand"
                     )
+                for k, one in enumerate(per_hand):
+                    extra = set(one) - set(self.game_cls.DEAL_KEYS)
+                    if extra:
+                        where = "" if isinstance(deal, Mapping) else f"deal of hand {k + 1}: "
+                        raise ValueError(
+                            f"{where}unknown deal key(s) {sorted(extra)}; {self.game_cls.NAME} "
+                            f"deals accept {', '.join(self.game_cls.DEAL_KEYS)}"
+                        )
         if seed is not None:
             rng = np.random.default_rng(seed)
         elif self._rng is None:
@@ -114,28 +137,19 @@ class CardGameEnv(AECEnv):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self._skip_agent_selection = None
-        if self.reward_mode == "points" and any(game.scores):
-            # points the deal itself awards (cahoots_coop: goals met at setup) are paid at once;
-            # each agent collects them through last() at its first turn
-            sign = self.game_cls.POINTS_SIGN
-            for a, points in zip(self.possible_agents, game.scores):
-                self.rewards[a] = self._cumulative_rewards[a] = sign * float(points)
+        # what the deal itself earns (cahoots_coop: goals met at setup in points mode; a game
+        # over at the deal in win mode) is paid at once; each agent collects it through last()
+        self._values = self.reward_rule.values(game)
+        for a, value in zip(self.possible_agents, self._values):
+            self.rewards[a] = self._cumulative_rewards[a] = value
         self._update_infos()
         if game.is_over:
-            self._over_at_deal(game)
+            # a deal can end the game before the first decision (cahoots_coop: every goal met by
+            # the starting piles, or the first player unable to play)
+            self.agent_selection = self.possible_agents[0]
+            self.terminations = dict.fromkeys(self.agents, True)
         else:
             self.agent_selection = self.possible_agents[game.current_player]
-
-    def _over_at_deal(self, game: Game) -> None:
-        """A deal can end the game before the first decision (cahoots_coop: every goal met by
-        the starting piles, or the first player unable to play): every agent is terminated at
-        once and, in ``win`` mode, collects its payoff through ``last()``."""
-        self.agent_selection = self.possible_agents[0]
-        if self.reward_mode == "win":
-            for a, payoff in zip(self.possible_agents, game.outcome()):
-                self.rewards[a] = float(payoff)
-            self._accumulate_rewards()
-        self.terminations = dict.fromkeys(self.agents, True)
 
     def close(self) -> None:
         pass
@@ -183,24 +197,15 @@ class CardGameEnv(AECEnv):
         if action not in legal:
             self._refuse(agent, action, legal)
             return
-        action = int(action)
-        scores_before = game.scores[:] if self.reward_mode == "points" else None
-        game.apply(action)
+        game.apply(int(action))
         self._legal = None
         self._cumulative_rewards[agent] = 0.0
         rewards = self.rewards
-        if scores_before is not None:
-            sign = self.game_cls.POINTS_SIGN
-            scores = game.scores
-            for i, a in enumerate(self.possible_agents):
-                rewards[a] = sign * float(scores[i] - scores_before[i])
-        else:
-            for a in rewards:
-                rewards[a] = 0.0
+        before, after = self._values, self.reward_rule.values(game)
+        for i, a in enumerate(self.possible_agents):
+            rewards[a] = after[i] - before[i]
+        self._values = after
         if game.is_over:
-            if self.reward_mode == "win":
-                for a, payoff in zip(self.possible_agents, game.outcome()):
-                    rewards[a] = float(payoff)
             for a in self.agents:
                 self.terminations[a] = True
         else:
@@ -278,6 +283,7 @@ class CardGameEnv(AECEnv):
             twin.terminations = dict(self.terminations)
             twin.truncations = dict(self.truncations)
             twin.infos = {a: dict(i) for a, i in self.infos.items()}
+            twin._values = list(self._values)
             twin._legal = None
         return twin
 
@@ -285,16 +291,16 @@ class CardGameEnv(AECEnv):
         return str(self.metadata["name"])
 
 
-def env_factories(game_cls: type[Game]) -> tuple[Callable[..., CardGameEnv], Callable[..., CardGameEnv]]:
+def env_factories(spec: GameSpec) -> tuple[Callable[..., CardGameEnv], Callable[..., CardGameEnv]]:
     """The ``raw_env`` / ``env`` pair of a game module (CONTRACT §1)."""
 
     def raw_env(**options: Any) -> CardGameEnv:
         """The bare env: illegal actions raise ``IllegalActionError`` and change nothing."""
-        return CardGameEnv(game_cls, protected=False, **options)
+        return CardGameEnv(spec, protected=False, **options)
 
     def env(**options: Any) -> CardGameEnv:
         """The protected env: an illegal action gives that agent -1 and ends the game, as
         PettingZoo's classic wrappers do; out-of-range actions and use before reset are errors."""
-        return CardGameEnv(game_cls, protected=True, **options)
+        return CardGameEnv(spec, protected=True, **options)
 
     return raw_env, env

@@ -15,10 +15,6 @@ def bits(mask: int) -> Iterator[int]:
         mask ^= low
 
 
-def bit_list(mask: int) -> list[int]:
-    return list(bits(mask))
-
-
 def mask_of(ids: list[int] | tuple[int, ...]) -> int:
     m = 0
     for i in ids:
@@ -32,15 +28,6 @@ def write_bits(out: np.ndarray, offset: int, mask: int, value: float = 1.0) -> N
         low = mask & -mask
         out[offset + low.bit_length() - 1] = value
         mask ^= low
-
-
-def write_bits_dense(out: np.ndarray, offset: int, mask: int, width: int) -> None:
-    """Write all ``width`` bits of ``mask`` at once; faster than ``write_bits`` for full sets."""
-    nbytes = (width + 7) // 8
-    unpacked = np.unpackbits(
-        np.frombuffer(mask.to_bytes(nbytes, "little"), dtype=np.uint8), bitorder="little"
-    )
-    out[offset : offset + width] = unpacked[:width]
 
 
 def write_bitfield(out: np.ndarray, field: int) -> None:

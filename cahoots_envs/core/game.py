@@ -7,9 +7,7 @@ checks every game through it (card accounting, hidden-information leak test, max
 from __future__ import annotations
 
 import abc
-import importlib
-from collections.abc import Mapping
-from types import ModuleType
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -34,7 +32,9 @@ class Game(abc.ABC):
     OPTIONS: ClassVar[OptionSet]  # includes the common options (num_players, render/reward mode)
     DEAL_KEYS: ClassVar[tuple[str, ...]]
     COOPERATIVE: ClassVar[bool] = False
-    _encoder_module: ClassVar[ModuleType | None] = None
+    # bound by the game's ``GameSpec`` (``core/spec.py``); shared code never imports them by path
+    _encoder: ClassVar[Any] = None
+    _text: ClassVar[Any] = None
     POINTS_SIGN: ClassVar[int] = 1  # -1 where rulebook points are bad (texas_euchre)
     # option sets (besides each player count) that the shared test suite also runs
     TEST_VARIANTS: ClassVar[tuple[dict[str, Any], ...]] = ()
@@ -46,6 +46,9 @@ class Game(abc.ABC):
     current_player: int  # seat to move; -1 once the game is over
     is_over: bool
     scores: list[float]  # cumulative rulebook points per seat (coop: goals completed)
+    # every hand's deal so far in the scripted-deal format (CONTRACT §5), recorded by the engine
+    # as it deals: ``deals[-1]`` is the current hand's; a whole-game deal is this list
+    deals: list[dict[str, Any]]
 
     # ---- declared per options -------------------------------------------------------------
     @classmethod
@@ -53,15 +56,26 @@ class Game(abc.ABC):
     def num_actions(cls, options: Mapping[str, Any]) -> int: ...
 
     @classmethod
-    def encoder(cls) -> ModuleType:
-        """The game's encoder module, ``cahoots_envs/games/<NAME>/encoder.py``: it declares
-        ``build_layout(num_players)``, ``encode(game, seat, out)`` and ``render(game)``. Imported
-        on first use (it imports the rules module, so it cannot be imported with it)."""
-        module = cls.__dict__.get("_encoder_module")
-        if module is None:
-            module = importlib.import_module(f"cahoots_envs.games.{cls.NAME}.encoder")
-            cls._encoder_module = module
-        return module
+    def bind(cls, encoder: Any, text: Any) -> None:
+        """Attach the game's encoder and text (called by its ``GameSpec``)."""
+        cls._encoder = encoder
+        cls._text = text
+
+    @classmethod
+    def encoder(cls) -> Any:
+        """The game's encoder: ``build_layout(num_players)`` and ``encode(game, seat, out)``."""
+        encoder = cls.__dict__.get("_encoder")
+        if encoder is None:
+            raise RuntimeError(f"{cls.NAME}: no encoder bound; build the game's GameSpec first")
+        return encoder
+
+    @classmethod
+    def text(cls) -> Any:
+        """The game's text: headline, spectator render, seat view, narration, move examples."""
+        text = cls.__dict__.get("_text")
+        if text is None:
+            raise RuntimeError(f"{cls.NAME}: no text bound; build the game's GameSpec first")
+        return text
 
     @classmethod
     def layout(cls, options: Mapping[str, Any]) -> Layout:
@@ -71,6 +85,12 @@ class Game(abc.ABC):
     @abc.abstractmethod
     def max_game_length(cls, options: Mapping[str, Any]) -> int:
         """An upper bound on the number of decisions in one game."""
+
+    @classmethod
+    def chance_after_deal(cls, options: Mapping[str, Any]) -> bool:
+        """Whether chance still acts after the deals (then the deals and the actions alone do
+        not fix a game: its ``rng`` does too). False unless a game says otherwise."""
+        return False
 
     @classmethod
     @abc.abstractmethod
@@ -89,6 +109,11 @@ class Game(abc.ABC):
     @abc.abstractmethod
     def phase(self) -> str: ...
 
+    @property
+    def hand_index(self) -> int:
+        """Index of the current hand (0 for single-hand games): ``len(deals) - 1``."""
+        return len(self.deals) - 1
+
     @abc.abstractmethod
     def legal_actions(self) -> list[int]:
         """The legal action ids of the seat to move, ascending; never empty while not over."""
@@ -100,6 +125,11 @@ class Game(abc.ABC):
     @abc.abstractmethod
     def outcome(self) -> list[float]:
         """Final payoff per seat for ``reward_mode='win'`` (see ``zero_sum_outcome``)."""
+
+    def winning_seats(self) -> list[int]:
+        """The seats that won the finished game: a positive payoff (ties share; a full tie has
+        none; a cooperative team: every seat or none)."""
+        return [s for s, x in enumerate(self.outcome()) if x > 0]
 
     def encode(self, seat: int, out: np.ndarray) -> None:
         """Write ``seat``'s observation into the zeroed buffer ``out``: only what that seat may
@@ -115,7 +145,7 @@ class Game(abc.ABC):
 
     def render(self) -> str:
         """A table in the notation (spectator view)."""
-        return self.encoder().render(self)  # type: ignore[no-any-return]
+        return self.text().render(self)  # type: ignore[no-any-return]
 
     def clone(self) -> Self:
         """An independent copy: fields named in ``CLONED_LISTS`` / ``CLONED_NESTED_LISTS`` are
@@ -126,6 +156,7 @@ class Game(abc.ABC):
             setattr(twin, name, list(getattr(self, name)))
         for name in self.CLONED_NESTED_LISTS:
             setattr(twin, name, [list(inner) for inner in getattr(self, name)])
+        twin.deals = list(self.deals)  # the deal records themselves are never changed
         twin.rng = copy_generator(self.rng)  # type: ignore[attr-defined]
         return twin
 
@@ -170,6 +201,61 @@ def deal_per_seat(deal: Mapping[str, Any], key: str, num_players: int, what: str
     if isinstance(raw, str) or not isinstance(raw, (list, tuple)) or len(raw) != num_players:
         raise ValueError(f"deal: {key} must be a list of {num_players} {what}, one per seat")
     return list(raw)
+
+
+def split_deals(deal: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None,
+                max_hands: int) -> list[Mapping[str, Any]]:
+    """A scripted deal as a list of per-hand deals (CONTRACT §7, whole-game deals): one dict is
+    the first hand's deal; a list holds one deal per hand, in order (hands after the list are
+    dealt from the RNG)."""
+    if deal is None:
+        return []
+    if isinstance(deal, Mapping):
+        return [deal]
+    if isinstance(deal, (list, tuple)) and all(isinstance(d, Mapping) for d in deal):
+        if not 1 <= len(deal) <= max_hands:
+            raise ValueError(f"deal: a whole-game deal holds 1 to {max_hands} hands' deals "
+                             f"(one dict per hand), got {len(deal)}")
+        return list(deal)
+    raise ValueError("deal must be a dict (the first hand's deal) or a list of dicts (one per hand)")
+
+
+def parse_deals(
+    deal: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None,
+    max_hands: int,
+    parse_one: Callable[[Mapping[str, Any]], tuple[Any, ...]],
+    num_players: int,
+    seat_key: str = "dealer",
+) -> list[tuple[Any, ...]]:
+    """Validate a scripted deal hand by hand, before any state is built (``split_deals``).
+
+    ``parse_one`` parses one hand's deal into a tuple whose first item is the hand's rotating
+    seat (``seat_key``: the dealer, or the start player) or None where left out. A later hand's
+    seat must be the one the rotation gives (one seat clockwise a hand); where the first hand
+    leaves its seat out, the first later hand that names one fixes it. A whole-game deal's error
+    names the hand ("deal of hand 3: ...")."""
+    whole_game = not isinstance(deal, Mapping)
+    parsed: list[tuple[Any, ...]] = []
+    for k, one in enumerate(split_deals(deal, max_hands)):
+        try:
+            parsed.append(tuple(parse_one(one)))
+        except ValueError as e:
+            if not whole_game:
+                raise
+            raise ValueError(f"deal of hand {k + 1}: {str(e).removeprefix('deal: ')}") from None
+    named = [(k, p[0]) for k, p in enumerate(parsed) if p[0] is not None]
+    if named:
+        k0, s0 = named[0]
+        for k, seat in named[1:]:
+            expected = (s0 + k - k0) % num_players
+            if seat != expected:
+                raise ValueError(
+                    f"deal of hand {k + 1}: {seat_key} must be seat {expected}, got {seat} (it "
+                    f"moves one seat clockwise a hand: hand {k0 + 1}'s {seat_key} is seat {s0})"
+                )
+        if parsed[0][0] is None:
+            parsed[0] = ((s0 - k0) % num_players, *parsed[0][1:])
+    return parsed
 
 
 def copy_generator(rng: np.random.Generator) -> np.random.Generator:

@@ -70,14 +70,16 @@ class OptionSet:
     def __iter__(self) -> Iterator[Option]:
         return iter(self.options)
 
-    def resolve(self, given: Mapping[str, Any], env_name: str = "") -> dict[str, Any]:
-        """Defaults overlaid with ``given``; every value validated."""
+    def resolve(self, given: Mapping[str, Any], env_name: str = "",
+                also_accepted: tuple[str, ...] = ()) -> dict[str, Any]:
+        """Defaults overlaid with ``given``; every value validated. ``also_accepted`` names
+        arguments the caller takes besides the options (for the error message)."""
         unknown = sorted(set(given) - set(self.by_name))
         if unknown:
             where = f" for {env_name}" if env_name else ""
             raise ValueError(
                 f"unknown option{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}{where}; "
-                f"accepted options: {', '.join(self.by_name)}"
+                f"accepted options: {', '.join((*self.by_name, *also_accepted))}"
             )
         resolved = {}
         for opt in self.options:
@@ -91,14 +93,17 @@ class OptionSet:
         return "\n".join(rows)
 
 
+# an argument of every env, not a game option (the game never sees it); documented with them
+RENDER_MODE = Option(
+    "render_mode", None, "`'ansi'` returns a text table, `'human'` prints it",
+    choices=(None, "ansi", "human"),
+)
+
+
 def common_options(player_counts: tuple[int, ...], default_players: int) -> tuple[Option, ...]:
     """The options every env takes (CONTRACT §1)."""
     return (
         Option("num_players", default_players, "number of seats", choices=player_counts),
-        Option(
-            "render_mode", None, "`'ansi'` returns a text table, `'human'` prints it",
-            choices=(None, "ansi", "human"),
-        ),
         Option(
             "reward_mode", "win",
             "`'win'`: rewards at game end only; `'points'`: rewarded as rulebook points are awarded",

@@ -4,7 +4,7 @@
 policies are safetensors files checked against the env on load (``saved.py``).
 """
 
-from cahoots_envs.policies.base import BasePolicy, Policy
+from cahoots_envs.core.policy import BasePolicy, Policy
 from cahoots_envs.policies.loading import list_policies, load_heuristic, load_policy
 from cahoots_envs.policies.network import MLPPolicy
 from cahoots_envs.policies.random_policy import RandomPolicy

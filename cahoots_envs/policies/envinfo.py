@@ -8,9 +8,10 @@ from typing import Any
 
 from cahoots_envs.core.game import Game
 from cahoots_envs.core.layout import Layout
+from cahoots_envs.core.spec import GameSpec
 
 # options that change neither the game nor what a seat sees
-PRESENTATION_OPTIONS = ("render_mode", "reward_mode")
+PRESENTATION_OPTIONS = ("reward_mode",)
 
 
 @dataclass(frozen=True)
@@ -22,10 +23,11 @@ class EnvInfo:
     layout: Layout
     num_actions: int
     game_cls: type[Game]
+    spec: GameSpec
 
     @property
     def game_options(self) -> dict[str, Any]:
-        """The resolved options that matter to a policy (render and reward mode left out)."""
+        """The resolved options that matter to a policy (reward mode left out)."""
         return {k: v for k, v in self.options.items() if k not in PRESENTATION_OPTIONS}
 
     def describe(self) -> dict[str, Any]:
@@ -41,25 +43,17 @@ class EnvInfo:
 
 def env_info(env_id: str, options: Mapping[str, Any] | None = None) -> EnvInfo:
     """Resolve ``env_id`` (prefix optional) and its options without building an env."""
-    import importlib
+    from cahoots_envs.registry import game_spec
 
-    from cahoots_envs.registry import GAMES, _resolve
-
-    game = _resolve(env_id)
-    module = importlib.import_module(f"cahoots_envs.{game}_v{GAMES[game]}")
-    raw = module.raw_env(**dict(options or {}))
+    spec = game_spec(env_id)
+    resolved = spec.resolve_options(dict(options or {}))
     return EnvInfo(
-        env_id=raw.env_id,
-        game=game,
-        version=GAMES[game],
-        options=dict(raw.options),
-        layout=raw.layout,
-        num_actions=raw.num_actions,
-        game_cls=raw.game_cls,
+        env_id=spec.env_id,
+        game=spec.name,
+        version=spec.version,
+        options=resolved,
+        layout=spec.layout(resolved),
+        num_actions=spec.rules.num_actions(resolved),
+        game_cls=spec.rules,
+        spec=spec,
     )
-
-
-def env_info_of(env: Any) -> EnvInfo:
-    """The ``EnvInfo`` of a built env (wrapped or raw) or a ``SeatEnv``."""
-    unwrapped = getattr(env, "unwrapped", env)
-    return env_info(unwrapped.env_id, unwrapped.options)

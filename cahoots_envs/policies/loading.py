@@ -7,14 +7,12 @@ policy (``.safetensors``, its ``.json``, or a run folder holding ``policy.safete
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from cahoots_envs.policies.base import BasePolicy
+from cahoots_envs.core.policy import BasePolicy
 from cahoots_envs.policies.envinfo import env_info
 from cahoots_envs.policies.random_policy import RandomPolicy
 
@@ -22,18 +20,11 @@ ZOO_DIR = Path(__file__).parent / "zoo"
 BUILTINS = ("random", "heuristic")
 
 
-def heuristic_available(game: str) -> bool:
-    return importlib.util.find_spec(f"cahoots_envs.policies.heuristics.{game}") is not None
-
-
 def load_heuristic(env_id: str, options: Mapping[str, Any] | None = None,
                    seed: int | None = None) -> BasePolicy:
+    """The game's rule-based bot (its spec's ``bot``) for ``env_id`` with ``options``."""
     info = env_info(env_id, options)
-    if not heuristic_available(info.game):
-        raise ValueError(f"no heuristic bot for {info.env_id} yet "
-                         f"(expected module cahoots_envs.policies.heuristics.{info.game})")
-    module = importlib.import_module(f"cahoots_envs.policies.heuristics.{info.game}")
-    return module.HeuristicPolicy(info.options, seed=seed)
+    return info.spec.bot(info.options, seed=seed)  # type: ignore[no-any-return]
 
 
 def zoo_path(name: str) -> Path:
@@ -97,6 +88,5 @@ def list_policies() -> list[dict[str, Any]]:
 
 
 def builtin_specs(env_id: str) -> list[str]:
-    """The built-in specs available for ``env_id`` (``heuristic`` once its bot exists)."""
-    info = env_info(env_id)
-    return ["random"] + (["heuristic"] if heuristic_available(info.game) else [])
+    """The built-in specs available for ``env_id`` (every game has a rule-based bot)."""
+    return list(BUILTINS)

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from cahoots_envs.policies.base import BasePolicy
+from cahoots_envs.core.policy import BasePolicy
 
 ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "tanh": np.tanh,

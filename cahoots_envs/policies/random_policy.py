@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cahoots_envs.policies.base import BasePolicy
+from cahoots_envs.core.policy import BasePolicy
 
 
 class RandomPolicy(BasePolicy):

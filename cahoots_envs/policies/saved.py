@@ -24,9 +24,9 @@ from typing import Any, cast
 
 import numpy as np
 
+from cahoots_envs.core.policy import BasePolicy
 from cahoots_envs.errors import IncompatiblePolicyError
 from cahoots_envs.policies import safetensors_io
-from cahoots_envs.policies.base import BasePolicy
 from cahoots_envs.policies.envinfo import EnvInfo, env_info
 from cahoots_envs.policies.network import MLPPolicy
 

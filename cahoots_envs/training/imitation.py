@@ -2,7 +2,7 @@
 
 ``collect_demonstrations`` plays teacher-only games (batched like the seat envs) and records every
 decision: the mover's observation, mask and action, and the return that seat went on to earn
-(``reward_mode`` semantics, times ``reward_scale``). ``behaviour_clone`` fits an SB3 maskable
+(the env's ``RewardRule``, times ``reward_scale``). ``behaviour_clone`` fits an SB3 maskable
 actor-critic to them: cross-entropy on the teacher's actions (masked) plus a value regression on
 the returns, so PPO's first updates start from a sensible critic instead of undoing the actor.
 """
@@ -15,8 +15,9 @@ from typing import Any
 
 import numpy as np
 
+from cahoots_envs.core.driver import RewardRule
 from cahoots_envs.core.layout import OBS_DTYPE
-from cahoots_envs.policies.base import Policy
+from cahoots_envs.core.policy import Policy
 from cahoots_envs.policies.envinfo import env_info
 
 
@@ -34,10 +35,10 @@ class Demonstrations:
 def collect_demonstrations(env_id: str, options: Mapping[str, Any] | None, teacher: Policy,
                            games: int, seed: int = 0, reward_scale: float = 1.0,
                            batch: int = 128) -> Demonstrations:
-    info = env_info(env_id, {k: v for k, v in dict(options or {}).items() if k != "render_mode"})
+    info = env_info(env_id, options)
     cls, opts = info.game_cls, info.options
     size, n_actions = info.layout.size, info.num_actions
-    points = opts["reward_mode"] == "points"
+    reward_rule = RewardRule.of(cls, opts)
     team = cls.COOPERATIVE
     rng = np.random.default_rng(seed)
     obs_rows: list[np.ndarray] = []
@@ -68,7 +69,7 @@ def collect_demonstrations(env_id: str, options: Mapping[str, Any] | None, teach
             for k, i in enumerate(movers):
                 g = live[i]
                 seat = 0 if team else g.current_player
-                pending[i].append((base + rows + k, seat, float(g.scores[seat])))
+                pending[i].append((base + rows + k, seat, reward_rule.value(g, seat)))
                 g.apply(int(actions[k]))
             rows += len(movers)
             game_obs.append(obs)
@@ -76,10 +77,10 @@ def collect_demonstrations(env_id: str, options: Mapping[str, Any] | None, teach
             game_acts.append(np.asarray(actions, np.int64))
         returns = np.zeros(rows, np.float32)
         for g, decisions in zip(live, pending):
-            outcome = g.outcome()
-            for row, seat, score in decisions:
-                value = (cls.POINTS_SIGN * (g.scores[seat] - score)) if points else outcome[seat]
-                returns[row - base] = value * reward_scale
+            final = reward_rule.values(g)
+            for row, seat, value in decisions:
+                # the return from a decision on: the same rewards the AEC env would pay
+                returns[row - base] = (final[seat] - value) * reward_scale
         obs_rows.append(np.concatenate(game_obs))
         mask_rows.append(np.concatenate(game_masks))
         act_rows.append(np.concatenate(game_acts))

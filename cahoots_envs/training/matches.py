@@ -15,7 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from cahoots_envs.policies.base import Policy
+from cahoots_envs.core.driver import RewardRule
+from cahoots_envs.core.policy import Policy
 from cahoots_envs.policies.envinfo import env_info
 from cahoots_envs.training.tables import Table, advance
 
@@ -50,16 +51,16 @@ def _summary(shares: np.ndarray, scores: np.ndarray, outcomes: np.ndarray, chanc
 
 def _play(env_id: str, options: Mapping[str, Any] | None, seatings: list[list[Policy]],
           seed: int, batch: int) -> list[Any]:
-    info = env_info(env_id, {k: v for k, v in dict(options or {}).items() if k != "render_mode"})
+    info = env_info(env_id, options)
     rng = np.random.default_rng(seed)
     games: list[Any] = []
-    reward_mode = info.options["reward_mode"]
+    reward_rule = RewardRule.of(info.game_cls, info.options)
     for start in range(0, len(seatings), batch):
         tables = []
         for seating in seatings[start : start + batch]:
             game = info.game_cls(info.options, np.random.default_rng(rng.integers(2**63)), None)
             tables.append(Table(game, NOBODY, seating, [getattr(p, "name", "?") for p in seating],
-                                reward_mode, info.game_cls.POINTS_SIGN))
+                                reward_rule))
         advance(tables, info)
         games.extend(t.game for t in tables)
     return games

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from cahoots_envs.policies.base import Policy
+from cahoots_envs.core.policy import Policy
 
 
 @dataclass

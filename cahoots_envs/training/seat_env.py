@@ -22,12 +22,13 @@ import numpy as np
 from gymnasium import spaces
 
 from cahoots_envs.core.aec import ILLEGAL_ACTION_REWARD
+from cahoots_envs.core.driver import RewardRule, fill_mask, fill_observation
 from cahoots_envs.core.layout import OBS_DTYPE
+from cahoots_envs.core.policy import Policy
 from cahoots_envs.errors import IllegalActionError
-from cahoots_envs.policies.base import Policy
 from cahoots_envs.policies.envinfo import EnvInfo, env_info
 from cahoots_envs.training.pool import OpponentPool
-from cahoots_envs.training.tables import TEAM, Table, advance, encode, fill_mask, reseed
+from cahoots_envs.training.tables import TEAM, Table, advance, reseed
 
 Opponents = OpponentPool | Policy | str | Sequence[Policy]
 
@@ -62,15 +63,14 @@ class TableMaker:
         self.opponents = opponents
         self.learner_seat = learner_seat
         self.team = team
-        self.reward_mode = info.options["reward_mode"]
-        self.sign = info.game_cls.POINTS_SIGN
+        self.reward_rule = RewardRule.of(info.game_cls, info.options)
 
     def deal(self, rng: np.random.Generator, deal: Mapping[str, Any] | None = None,
              learner_seat: int | None = None) -> Table:
         n = self.num_players
         game = self.info.game_cls(self.info.options, np.random.default_rng(rng.integers(2**63)), deal)
         if self.team:
-            return Table(game, TEAM, [None] * n, ["learner"] * n, self.reward_mode, self.sign)
+            return Table(game, TEAM, [None] * n, ["learner"] * n, self.reward_rule)
         seat = learner_seat if learner_seat is not None else self.learner_seat
         if seat is None:
             seat = int(rng.integers(n))
@@ -85,7 +85,7 @@ class TableMaker:
                 entry = self.opponents.sample(rng)
                 policy, names[other] = entry.policy, entry.name
             policies[other] = policy
-        return Table(game, seat, policies, names, self.reward_mode, self.sign)
+        return Table(game, seat, policies, names, self.reward_rule)
 
     def all_policies(self) -> list[Policy]:
         if isinstance(self.opponents, list):
@@ -98,9 +98,8 @@ def seat_setup(
     learner_seat: int | None, team: bool, seed: int | None,
 ) -> tuple[EnvInfo, TableMaker, spaces.Box, spaces.Discrete]:
     """What ``SeatEnv`` and ``SeatVecEnv`` both build: the resolved env, the table maker with its
-    opponents, and the learner's observation and action spaces (render_mode is not a game
-    option here)."""
-    game_options = {k: v for k, v in dict(options or {}).items() if k != "render_mode"}
+    opponents, and the learner's observation and action spaces."""
+    game_options = dict(options or {})
     info = env_info(env_id, game_options)
     maker = TableMaker(info, make_pool(env_id, game_options, opponents, seed), learner_seat, team)
     low, high = info.layout.bounds()
@@ -181,7 +180,7 @@ class SeatEnv(gym.Env):
 
     def _observe(self) -> np.ndarray:
         assert self.table is not None
-        return encode(self.table.game, self.table.obs_seat, self._obs).copy()
+        return fill_observation(self.table.game, self.table.obs_seat, self._obs).copy()
 
     def _info(self) -> dict[str, Any]:
         t = self.table
@@ -228,7 +227,6 @@ class SeatEnv(gym.Env):
             self._ended = True
             return self._obs.copy(), ILLEGAL_ACTION_REWARD, True, False, info
         g.apply(action)
-        t.decisions += 1
         advance([t], self.info)
         reward = t.collect()
         return self._observe(), reward, g.is_over, False, self._info()

@@ -1,10 +1,8 @@
 """Games with one learner seat (or a whole team) and opponents, driven through the engine.
 
 Seat environments drive the ``Game`` engine directly through the public methods the AEC adapter
-uses (``legal_actions``, ``apply``, ``encode``, ``scores``, ``outcome``) rather than the AEC
-loop: the learner is rewarded exactly as the env's ``reward_mode`` rewards that seat
-(``CardGameEnv.step``): in ``"points"`` mode ``POINTS_SIGN`` times its score change, in
-``"win"`` mode its ``outcome()`` payoff when the game ends. ``Table.collect`` hands over
+uses (``legal_actions``, ``apply``, ``encode``) rather than the AEC loop, and reward the learner
+through the same ``RewardRule`` as the AEC env (``core/driver.py``). ``Table.collect`` hands over
 everything earned since the learner's last decision (the first call: since the deal), including
 what arrives when an opponent's move ends the game. ``advance`` moves every opponent of many
 tables, one ``act_batch`` call per opponent policy per round.
@@ -18,10 +16,11 @@ from typing import Any
 
 import numpy as np
 
+from cahoots_envs.core.driver import RewardRule
 from cahoots_envs.core.game import Game
 from cahoots_envs.core.layout import OBS_DTYPE
+from cahoots_envs.core.policy import Policy
 from cahoots_envs.errors import IllegalActionError
-from cahoots_envs.policies.base import Policy
 from cahoots_envs.policies.envinfo import EnvInfo
 
 TEAM = -1  # learner "seat" of a team table: the learner plays every seat
@@ -30,31 +29,18 @@ TEAM = -1  # learner "seat" of a team table: the learner plays every seat
 class Table:
     """One game: ``learner`` is a seat (or ``TEAM``); ``policies[seat]`` drives each other seat."""
 
-    __slots__ = (
-        "decisions",
-        "game",
-        "last_score",
-        "learner",
-        "names",
-        "paid",
-        "points",
-        "policies",
-        "sign",
-    )
+    __slots__ = ("game", "learner", "names", "policies", "reward_rule", "value")
 
     def __init__(self, game: Game, learner: int, policies: Sequence[Policy | None],
-                 names: Sequence[str], reward_mode: str, sign: int) -> None:
+                 names: Sequence[str], reward_rule: RewardRule) -> None:
         self.game = game
         self.learner = learner
         self.policies = list(policies)
         self.names = list(names)
-        self.points = reward_mode == "points"
-        self.sign = sign
-        # points a deal itself awards (cahoots_coop: goals met at setup) come with the learner's
-        # first step, as the AEC env pays them at reset for each agent's first last()
-        self.last_score = 0.0
-        self.paid = False
-        self.decisions = 0
+        self.reward_rule = reward_rule
+        # what the learner has been paid so far: points a deal itself awards (cahoots_coop: goals
+        # met at setup) come with its first step, as the AEC env pays them at reset
+        self.value = 0.0
 
     @property
     def reward_seat(self) -> int:
@@ -76,34 +62,12 @@ class Table:
 
     def collect(self) -> float:
         """The learner's reward since the last call (its last decision)."""
-        reward = 0.0
-        seat = self.reward_seat
-        if self.points:
-            score = float(self.game.scores[seat])
-            reward += self.sign * (score - self.last_score)
-            self.last_score = score
-        elif self.game.is_over and not self.paid:
-            reward += float(self.game.outcome()[seat])
-        if self.game.is_over:
-            self.paid = True
+        value = self.reward_rule.value(self.game, self.reward_seat)
+        reward, self.value = value - self.value, value
         return reward
 
     def won(self) -> bool:
-        outcome = self.game.outcome()
-        return outcome[self.reward_seat] > 0
-
-
-def encode(game: Game, seat: int, out: np.ndarray) -> np.ndarray:
-    out[:] = 0
-    game.encode(seat, out)
-    return out
-
-
-def fill_mask(game: Game, out: np.ndarray) -> np.ndarray:
-    out[:] = 0
-    if not game.is_over:
-        out[game.legal_actions()] = 1
-    return out
+        return self.reward_seat in self.game.winning_seats()
 
 
 def advance(tables: Sequence[Table], info: EnvInfo) -> None:

@@ -16,9 +16,10 @@ import gymnasium as gym
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices
 
+from cahoots_envs.core.driver import fill_observation
 from cahoots_envs.core.layout import OBS_DTYPE
 from cahoots_envs.training.seat_env import Opponents, seat_setup
-from cahoots_envs.training.tables import Table, advance, encode, reseed
+from cahoots_envs.training.tables import Table, advance, reseed
 
 
 class SeatVecEnv(VecEnv):
@@ -71,7 +72,7 @@ class SeatVecEnv(VecEnv):
         """Encode every learner's observation and cache its legal actions (its mask)."""
         self._legal = []
         for i, t in enumerate(self.tables):
-            encode(t.game, t.obs_seat, self._obs[i])
+            fill_observation(t.game, t.obs_seat, self._obs[i])
             self._legal.append(t.game.legal_actions())
 
     def _deal(self, count: int) -> list[Table]:
@@ -97,7 +98,6 @@ class SeatVecEnv(VecEnv):
                 raise ValueError(f"learner action {a} is illegal in phase {g.phase!r} "
                                  "(pass the action masks to the learner)")
             t.game.apply(a)
-            t.decisions += 1
         advance(self.tables, self.info)
         rewards = np.zeros(self.num_envs, np.float32)
         dones = np.zeros(self.num_envs, bool)
@@ -109,7 +109,7 @@ class SeatVecEnv(VecEnv):
                 dones[i] = True
                 finished.append(i)
                 terminal = np.zeros(self.info.layout.size, OBS_DTYPE)
-                encode(t.game, t.obs_seat, terminal)
+                fill_observation(t.game, t.obs_seat, terminal)
                 infos[i] = {
                     "terminal_observation": terminal,
                     "learner_seat": t.learner,

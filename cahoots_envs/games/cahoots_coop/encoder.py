@@ -1,4 +1,4 @@
-"""Cahoots (cooperative) observation encoder, its declared layout, and the ansi render.
+"""Cahoots (cooperative) observation encoder and its declared layout.
 
 The encoder reads only what the observing seat may know (§1.7): its own hand (every hand with
 ``open_hands``), the piles (tops and every covered card), the visible and completed goals, the
@@ -17,8 +17,6 @@ import numpy as np
 from cahoots_envs.core.layout import Layout, Segment
 from cahoots_envs.games.cahoots_coop.goals import FAMILIES, SHAPES, Goal
 from cahoots_envs.games.cahoots_coop.rules import (
-    COLOUR_NAMES,
-    COLOURS,
     DECK_SIZE,
     GOALS,
     HAND_SIZE,
@@ -27,7 +25,6 @@ from cahoots_envs.games.cahoots_coop.rules import (
     NUM_GOAL_CARDS,
     NUMBERS,
     PILES,
-    card_str,
 )
 
 if TYPE_CHECKING:
@@ -191,54 +188,3 @@ def _encode_plays(game: CahootsCoop, seat: int, out: np.ndarray, plays: int, com
             done = table[((t[0] * KINDS + t[1]) * KINDS + t[2]) * KINDS + t[3]] & visible
             if done:
                 out[completes + action] = done.bit_count() / PILES
-
-
-def _cards(kinds: list[int]) -> str:
-    return " ".join(card_str(k) for k in kinds) or "-"
-
-
-def headline(game: CahootsCoop) -> str:
-    """The first line of every table: the turn and who plays, or how the game ended."""
-    if game.is_over:
-        result = "won" if game.won else (
-            f"lost: player_{game.loser} has no legal play" if game.loser >= 0 else
-            "lost: every card has been played")
-        return f"Cahoots (cooperative) — game over, {result}"
-    return f"Cahoots (cooperative) — turn {game.turns + 1}, player_{game.current_player} to play"
-
-
-def piles_line(game: CahootsCoop) -> str:
-    """The four pile tops with the number of cards in each pile."""
-    return "piles:   " + "   ".join(
-        f"{p}: {card_str(game.tops[p])} ({len(game.piles[p])})" for p in range(PILES))
-
-
-def render(game: CahootsCoop) -> str:
-    """A table in the notation (spectator view: every hand, the draw pile and goal deck shown)."""
-    goals = game.goal_cards
-    lines = [
-        headline(game),
-        (f"goals: {len(game.completed)} of {game.num_goals} completed "
-         f"({game.completed_at_setup} at setup), {len(game.goal_deck)} in the goal deck"),
-        piles_line(game),
-    ]
-    for slot, goal in enumerate(game.visible):
-        if goal >= 0:
-            lines.append(f"goal {slot}: {goals[goal].id} — {goals[goal].text}")
-    if game.last_play is not None:
-        seat, kind, pile = game.last_play
-        done = ", ".join(goals[g].id for g in game.last_completed)
-        lines.append(f"last play: player_{seat} play {card_str(kind)} on {pile}"
-                     + (f"; completed {done}" if done else ""))
-    for s in range(game.num_players):
-        mark = "*" if s == game.current_player else " "
-        lines.append(f"player_{s}{mark} hand: {_cards(game.hands[s])}")
-    lines.append(f"draw pile ({len(game.draw_pile)}, top first): {_cards(game.draw_pile[::-1])}")
-    if game.box:
-        lines.append(f"out of the game: {_cards(game.box)}")
-    lines.append("goal deck (top first): " + (" ".join(goals[g].id for g in game.goal_deck[::-1]) or "-"))
-    if game.completed:
-        lines.append("completed: " + " ".join(goals[g].id for g in game.completed))
-    names = ", ".join(f"{c} {name}" for c, name in zip(COLOURS, COLOUR_NAMES))
-    lines.append(f"(cards: number 1-7 + colour {names})")
-    return "\n".join(lines)

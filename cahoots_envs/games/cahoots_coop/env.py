@@ -202,7 +202,7 @@ is drawn from the env's RNG.
 
 ## Team bot
 
-`cahoots_envs.policies.heuristics.cahoots_coop.HeuristicPolicy` is a rule-based team player: it
+`cahoots_envs.games.cahoots_coop.bot.HeuristicPolicy` is a rule-based team player: it
 prefers the play that completes the most visible goals, then the one that leaves the most goals
 within one legal play of completion (weighing who may hold the completing cards), and avoids tops
 on which the next player probably holds no legal card. Win rates of a team of bots against a team
@@ -231,6 +231,6 @@ it completes over three times as many goals as random play but rarely all of the
 from __future__ import annotations
 
 from cahoots_envs.core.aec import env_factories
-from cahoots_envs.games.cahoots_coop.rules import CahootsCoop
+from cahoots_envs.games.cahoots_coop.spec import SPEC
 
-raw_env, env = env_factories(CahootsCoop)
+raw_env, env = env_factories(SPEC)

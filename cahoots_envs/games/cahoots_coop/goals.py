@@ -191,10 +191,6 @@ def _codes(rows: np.ndarray) -> np.ndarray:
     return ((rows[:, 0] * KINDS + rows[:, 1]) * KINDS + rows[:, 2]) * KINDS + rows[:, 3]
 
 
-def tops_code(tops: list[int] | tuple[int, ...]) -> int:
-    return ((tops[0] * KINDS + tops[1]) * KINDS + tops[2]) * KINDS + tops[3]
-
-
 def multiset_weights() -> np.ndarray:
     """How many of the C(56, 4) draws of four physical cards give each multiset (2 copies)."""
     rows = multisets()

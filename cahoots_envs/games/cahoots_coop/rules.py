@@ -10,12 +10,12 @@ indices into the goal list of ``goals.json`` (§1.9); the goal deck is a list wh
 from __future__ import annotations
 
 from bisect import insort
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from cahoots_envs.core.game import Game, deal_per_seat, deal_seat
+from cahoots_envs.core.game import Game, deal_per_seat, deal_seat, split_deals
 from cahoots_envs.core.options import Option, OptionSet, common_options
 from cahoots_envs.games.cahoots_coop.goals import (
     KINDS,
@@ -51,8 +51,12 @@ LOSS_NO_PLAY = "no legal play"  # §1.6 loss 1
 LOSS_OUT_OF_CARDS = "every card played"  # §1.6 loss 2
 
 
+# one shared string per card kind: deal records and notation reuse them instead of new strings
+CARD_NAMES = tuple(f"{kind % NUMBERS + 1}{COLOURS[kind // NUMBERS]}" for kind in range(KINDS))
+
+
 def card_str(kind: int) -> str:
-    return f"{kind % NUMBERS + 1}{COLOURS[kind // NUMBERS]}"
+    return CARD_NAMES[kind]
 
 
 def parse_card(text: str) -> int:
@@ -132,7 +136,10 @@ class CahootsCoop(Game):
 
     # ---- a game ------------------------------------------------------------------------------
     def __init__(
-        self, options: Mapping[str, Any], rng: np.random.Generator, deal: Mapping[str, Any] | None
+        self,
+        options: Mapping[str, Any],
+        rng: np.random.Generator,
+        deal: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None,
     ) -> None:
         n = options["num_players"]
         self.num_players = n
@@ -141,7 +148,8 @@ class CahootsCoop(Game):
         self.open_hands = bool(options["open_hands"])
         self.goal_cards: tuple[Goal, ...] = GOALS
         self.satisfied = satisfied_table(GOALS, self.mode)
-        start, hands, piles, draw_pile, goals = self._parse_deal(deal or {})
+        scripted = split_deals(deal, 1)  # one hand: a dict, or a list of one
+        start, hands, piles, draw_pile, goals = self._parse_deal(scripted[0] if scripted else {})
         # §1.4: fill whatever the deal left out from a shuffle of the cards not yet placed
         remaining = [COPIES] * KINDS
         for cards in (hands or []) + [piles or [], draw_pile or []]:
@@ -170,6 +178,7 @@ class CahootsCoop(Game):
             order = rng.permutation(NUM_GOAL_CARDS)
             goals = [int(g) for g in order[: goals_in_game(options)]]
         self.num_goals = len(goals)
+        dealt_goals = tuple(goals)  # the goal deck as dealt, before setup completes any
         # §1.4 step 3: the goal deck, top first in the deal; four are turned face up
         self.goal_deck = goals[::-1]
         self.visible = [self.goal_deck.pop() if self.goal_deck else -1 for _ in range(PILES)]
@@ -190,6 +199,9 @@ class CahootsCoop(Game):
         start_player = int(rng.integers(n)) if start is None else start
         self.current_player = start_player
         self.start_player = start_player
+        self.deals: list[dict[str, Any]] = [
+            self.deal_record(start_player, self.hands, piles, draw_pile, dealt_goals)
+        ]
         self._check_end()
 
     def _parse_deal(self, deal: Mapping[str, Any]) -> tuple[
@@ -255,6 +267,20 @@ class CahootsCoop(Game):
                     raise ValueError(f"deal: goal {key} appears twice (there is one of each)")
                 goals.append(GOAL_INDEX[key])
         return start, hands, piles, draw_pile, goals
+
+    def deal_record(
+        self, start: int, hands: Sequence[Sequence[int]], piles: Sequence[int],
+        draw_pile: Sequence[int], goals: Sequence[int],
+    ) -> dict[str, Any]:
+        """The deal in the scripted-deal format (the inverse of ``_parse_deal``): ``draw_pile``
+        and ``goals`` top first, the goals as dealt (before setup completes any)."""
+        return {
+            "start_player": int(start),
+            "hands": [[card_str(k) for k in h] for h in hands],
+            "piles": [card_str(k) for k in piles],
+            "draw_pile": [card_str(k) for k in draw_pile],
+            "goals": [self.goal_cards[g].id for g in goals],
+        }
 
     # ---- state queries -----------------------------------------------------------------------
     @property

@@ -1,4 +1,4 @@
-"""Cahoots (competitive) observation encoder, its declared layout, and the ansi render.
+"""Cahoots (competitive) observation encoder and its declared layout.
 
 The encoder reads only what the observing seat may know (A6): its own hand, and everything that
 is public — identity cards, the cards played with who played them, every keep/kill pick (the
@@ -25,8 +25,6 @@ from cahoots_envs.games.cahoots_tricks.rules import (
     PHASES,
     SUITS,
     TRICKS,
-    card_str,
-    zone_types,
 )
 
 if TYPE_CHECKING:
@@ -167,49 +165,3 @@ def encode(game: CahootsTricks, seat: int, out: np.ndarray) -> None:
         out[o["keep_kill_pass"] + game.keep_kill_pass - 1] = 1
     if not game.is_over:
         out[o["to_move"] + (game.current_player - seat) % n] = 1
-
-
-def _cards(zone: int) -> str:
-    return " ".join(card_str(t) for t in zone_types(zone)) or "-"
-
-
-def headline(game: CahootsTricks) -> str:
-    """The first line of every table: trick, phase and start player, or the end of the game."""
-    if game.is_over:
-        return f"Cahoots — game over after {TRICKS} tricks"
-    return (
-        f"Cahoots — trick {game.trick_number}/{TRICKS}, {game.phase.replace('_', '/')} phase"
-        + (f" (pass {game.keep_kill_pass})" if game.phase == PHASE_KEEP_KILL else "")
-        + f", start player player_{game.start_player}"
-    )
-
-
-def render(game: CahootsTricks) -> str:
-    """A table in the notation (spectator view: every hand is shown)."""
-    n = game.num_players
-    lines = [headline(game), f"{'seat':<10} {'score':>6} identity  hand"]
-    for s in range(n):
-        mark = "*" if s == game.current_player else " "
-        ident = "".join(SUITS[k] for k in range(NUM_SUITS) if game.identity_suits[s] >> k & 1)
-        lines.append(f"player_{s}{mark:<2}{game.scores[s]:>6.4g} {ident:<9} {_cards(game.hands[s])}")
-    if game.trick:
-        lines.append("trick: " + ", ".join(f"player_{s} {card_str(t)}" for s, t in game.trick))
-        lines.append(
-            "suit totals: " + " ".join(f"{SUITS[k]}={game.suit_totals[k]}" for k in range(NUM_SUITS))
-        )
-    picks = [
-        f"player_{s} keep {card_str(game.kept_now[s]) if game.kept_now[s] >= 0 else '-'}"
-        f" kill {card_str(game.killed_now[s]) if game.killed_now[s] >= 0 else '-'}"
-        for s in range(n)
-        if game.kept_now[s] >= 0 or game.killed_now[s] >= 0
-    ]
-    if picks and not game.is_over:
-        lines.append("picks: " + "; ".join(picks))
-    if game.point_pool:
-        lines.append(f"point cards to draft: {_cards(game.point_pool)}")
-    if game.last_result:
-        lines.append(f"last trick {game.last_result}")
-    if n == 3:
-        lines.append(f"reserve: {len(game.reserve)} face down; drawn {_cards(game.reserve_drawn)}")
-    lines.append("(cards: value 4-8 + suit S spades, H hearts, D diamonds, C clubs, U cups, R stars)")
-    return "\n".join(lines)

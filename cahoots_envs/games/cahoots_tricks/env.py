@@ -137,6 +137,6 @@ drawn from the env's RNG.
 from __future__ import annotations
 
 from cahoots_envs.core.aec import env_factories
-from cahoots_envs.games.cahoots_tricks.rules import CahootsTricks
+from cahoots_envs.games.cahoots_tricks.spec import SPEC
 
-raw_env, env = env_factories(CahootsTricks)
+raw_env, env = env_factories(SPEC)

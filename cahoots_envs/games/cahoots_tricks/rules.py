@@ -11,16 +11,21 @@ zone are therefore ``zone & EVEN_BITS``, and card accounting counts the set bits
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from cahoots_envs.core.game import Game, deal_per_seat, deal_seat, zero_sum_outcome
+from cahoots_envs.core.game import (
+    Game,
+    deal_per_seat,
+    deal_seat,
+    split_deals,
+    zero_sum_outcome,
+)
 from cahoots_envs.core.options import Option, OptionSet, common_options
 
 SUITS = "SHDCUR"
-SUIT_NAMES = ("spades", "hearts", "diamonds", "clubs", "cups", "stars")
 VALUES = (4, 5, 6, 7, 8)
 NUM_TYPES = len(SUITS) * len(VALUES)  # 30
 COPIES = {4: 1, 5: 2, 6: 2, 7: 2, 8: 1}  # §2.1: 4, 5, 5, 6, 6, 7, 7, 8 per suit
@@ -43,13 +48,14 @@ VERBS = ("play", "keep", "kill", "take")
 
 TYPE_VALUE = tuple(t % 5 + 4 for t in range(NUM_TYPES))
 TYPE_SUIT = tuple(t // 5 for t in range(NUM_TYPES))
-# each card bit's type and value (both bits of a type map to it)
-BIT_TYPE = tuple(b >> 1 for b in range(2 * NUM_TYPES))
-BIT_VALUE = tuple(TYPE_VALUE[b >> 1] for b in range(2 * NUM_TYPES))
+
+
+# one shared string per card type: deal records and notation reuse them instead of new strings
+CARD_NAMES = tuple(f"{TYPE_VALUE[t]}{SUITS[TYPE_SUIT[t]]}" for t in range(NUM_TYPES))
 
 
 def card_str(t: int) -> str:
-    return f"{TYPE_VALUE[t]}{SUITS[TYPE_SUIT[t]]}"
+    return CARD_NAMES[t]
 
 
 def parse_card(text: str) -> int:
@@ -165,9 +171,16 @@ class CahootsTricks(Game):
     def full_deck(cls, options: Mapping[str, Any]) -> list[str]:
         return sorted(card_str(t) for t in range(NUM_TYPES) for _ in range(COPIES[TYPE_VALUE[t]]))
 
+    @classmethod
+    def chance_after_deal(cls, options: Mapping[str, Any]) -> bool:
+        return options["point_split"] == "random"  # point cards are shared out at random (§2.5)
+
     # ---- a game ------------------------------------------------------------------------------
     def __init__(
-        self, options: Mapping[str, Any], rng: np.random.Generator, deal: Mapping[str, Any] | None
+        self,
+        options: Mapping[str, Any],
+        rng: np.random.Generator,
+        deal: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None,
     ) -> None:
         n = options["num_players"]
         self.num_players = n
@@ -175,7 +188,8 @@ class CahootsTricks(Game):
         self.draft = options["point_split"] == "draft"
         self.even_three_way = options["three_way_split"] == "even"
         self.rng = rng
-        start, identities, hands, reserve = self._parse_deal(deal or {})
+        scripted = split_deals(deal, 1)  # one hand: a dict, or a list of one
+        start, identities, hands, reserve = self._parse_deal(scripted[0] if scripted else {})
         # §2.2: identity cards dealt at random, face up; with 3 players one is unused (A7)
         if identities is None:
             identities = [int(i) for i in rng.permutation(len(IDENTITY_CARDS))[:n]]
@@ -192,6 +206,7 @@ class CahootsTricks(Game):
             reserve = [RESERVE_TYPES[i] for i in rng.permutation(len(RESERVE_TYPES))]
         if start is None:
             start = int(rng.integers(n))  # A4: a random dealer holds the start marker
+        self.deals: list[dict[str, Any]] = [self.deal_record(start, identities, hands, reserve)]
         self.identities = identities
         self.identity_suits = [IDENTITY_MASKS[i] for i in identities]
         self.hands = hands
@@ -274,6 +289,20 @@ class CahootsTricks(Game):
                     f"got {' '.join(card_str(t) for t in reserve)}"
                 )
         return start, identities, hands, reserve
+
+    def deal_record(
+        self, start: int, identities: Sequence[int], hands: Sequence[int],
+        reserve: Sequence[int] | None,
+    ) -> dict[str, Any]:
+        """The deal in the scripted-deal format (the inverse of ``_parse_deal``)."""
+        record: dict[str, Any] = {
+            "start_player": int(start),
+            "identities": [list(IDENTITY_CARDS[i]) for i in identities],
+            "hands": [[card_str(t) for t in zone_types(h)] for h in hands],
+        }
+        if self.num_players == 3:
+            record["reserve"] = [card_str(t) for t in reserve or ()]
+        return record
 
     def _new_trick(self) -> None:
         self.trick: list[tuple[int, int]] = []  # (seat, type) in play order

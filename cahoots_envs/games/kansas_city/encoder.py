@@ -1,4 +1,4 @@
-"""Kansas City observation encoder, its declared layout, and the ansi render.
+"""Kansas City observation encoder and its declared layout.
 
 The encoder reads only what the observing seat may know (§4.5): its own cards, every hand's
 rank profile (card backs), trump ranks, face-up plays, the set-aside card, tricks and 4s, scores
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from cahoots_envs.core.cards import bits, write_bitfield
+from cahoots_envs.core.cards import write_bitfield
 from cahoots_envs.core.layout import Layout, Segment
 from cahoots_envs.games.kansas_city.rules import (
     DECK_SIZE,
@@ -21,8 +21,6 @@ from cahoots_envs.games.kansas_city.rules import (
     MAX_HANDS,
     PHASES,
     RANKS,
-    SUITS,
-    card_str,
     ranks_of,
 )
 
@@ -117,45 +115,3 @@ def encode(game: KansasCity, seat: int, out: np.ndarray) -> None:
     out[tw : tw + 3 * n] = (
         [tricks[s] for s in order] + [fours[s] for s in order] + [scores[s] / 100.0 for s in order]
     )
-
-
-def _hand_text(game: KansasCity, seat: int) -> str:
-    cards = [card_str(c) for c in bits(game.hands[seat] | game.pending_pass[seat])]
-    trumps = [f"{(c & 7) + 1}T" for c in bits(game.upgraded[seat])]
-    return " ".join(cards + trumps)
-
-
-def headline(game: KansasCity) -> str:
-    """The first line of every table: hand, trick, phase and dealer, or the end of the game."""
-    if game.is_over:
-        plural = "s" if game.hands_total > 1 else ""
-        return f"Kansas City — game over after {game.hands_total} hand{plural}"
-    return (
-        f"Kansas City — hand {game.hand_number + 1}/{game.hands_total}, trick "
-        f"{min(game.tricks_played + 1, game.hand_size)}/{game.hand_size}, {game.phase} phase, "
-        f"dealer player_{game.dealer}"
-    )
-
-
-def render(game: KansasCity) -> str:
-    """A table in the notation (spectator view: hands shown, upgraded faces never shown)."""
-    n = game.num_players
-    lines = [headline(game), f"{'seat':<10} {'score':>5} {'tricks':>6} {'4s':>3}  hand"]
-    for s in range(n):
-        mark = "*" if s == game.current_player else " "
-        lines.append(
-            f"player_{s}{mark:<2}{game.scores[s]:>5g} {game.tricks_won[s]:>6} "
-            f"{game.fours_captured[s]:>3}  {_hand_text(game, s)}"
-        )
-    if game.trick:
-        plays = ", ".join(
-            f"player_{s}: {(c & 7) + 1}T" if t else f"player_{s}: {card_str(c)}" for s, c, t in game.trick
-        )
-        lines.append(f"trick: {plays}")
-    if game.set_aside >= 0:
-        lines.append(f"set aside: {card_str(game.set_aside)}")
-    if game.hand_scores:
-        lines.append("hand scores: " + " | ".join(" ".join(map(str, h)) for h in game.hand_scores))
-    suits = "".join(SUITS)
-    lines.append(f"(cards: rank 1-8 + suit {suits}; T = upgraded trump)")
-    return "\n".join(lines)

@@ -105,7 +105,10 @@ is 199 lower. `env.unwrapped.action_to_str(a)` and `str_to_action(text)` convert
   `upgrade` or `game_over`.
 
 Scripted deals (`env.reset(options={"deal": {...}})`): `dealer` (seat), `hands` (one list of
-cards per seat), `set_aside` (5 players). Later hands are dealt from the env's RNG.
+cards per seat), `set_aside` (5 players). A whole game can be scripted: pass a list of such deals,
+one per hand (`options={"deal": [hand_1, hand_2, ...]}`); a later hand's `dealer` must be the
+seat the rotation gives (or be left out). Hands after the list are dealt from the env's RNG.
+`env.unwrapped.game.deals` holds every hand's deal so far in this format.
 
 ## Version history
 
@@ -115,6 +118,6 @@ cards per seat), `set_aside` (5 players). Later hands are dealt from the env's R
 from __future__ import annotations
 
 from cahoots_envs.core.aec import env_factories
-from cahoots_envs.games.kansas_city.rules import KansasCity
+from cahoots_envs.games.kansas_city.spec import SPEC
 
-raw_env, env = env_factories(KansasCity)
+raw_env, env = env_factories(SPEC)

@@ -8,13 +8,19 @@ in ``upgraded[seat]`` and plays as a trump of its rank.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from cahoots_envs.core.cards import bits
-from cahoots_envs.core.game import Game, deal_per_seat, deal_seat, zero_sum_outcome
+from cahoots_envs.core.game import (
+    Game,
+    deal_per_seat,
+    deal_seat,
+    parse_deals,
+    zero_sum_outcome,
+)
 from cahoots_envs.core.options import Option, OptionSet, common_options
 
 SUITS = "ABCDEFG"
@@ -36,8 +42,12 @@ PHASES = (PHASE_PASS, PHASE_PLAY, PHASE_UPGRADE)
 PASS_COMBOS = {n: list(itertools.combinations(range(n), PASS_SIZE)) for n in HAND_SIZE.values()}
 
 
+# one shared string per card: deal records and notation reuse them instead of new strings
+CARD_NAMES = tuple(f"{card % 8 + 1}{SUITS[card // 8]}" for card in range(DECK_SIZE))
+
+
 def card_str(card: int) -> str:
-    return f"{card % 8 + 1}{SUITS[card // 8]}"
+    return CARD_NAMES[card]
 
 
 def parse_card(text: str) -> int:
@@ -45,11 +55,6 @@ def parse_card(text: str) -> int:
     if len(text) == 2 and text[0] in "12345678" and text[1] in SUITS:
         return SUITS.index(text[1]) * 8 + int(text[0]) - 1
     raise ValueError(f"unknown Kansas City card {text!r}: cards are a rank 1-8 and a suit A-G, e.g. 4B")
-
-
-def rank_of(card: int) -> int:
-    """Rank 0..7 (printed rank minus one)."""
-    return card & 7
 
 
 def ranks_of(mask: int) -> int:
@@ -117,22 +122,30 @@ class KansasCity(Game):
 
     # ---- a game ------------------------------------------------------------------------------
     def __init__(
-        self, options: Mapping[str, Any], rng: np.random.Generator, deal: Mapping[str, Any] | None
+        self,
+        options: Mapping[str, Any],
+        rng: np.random.Generator,
+        deal: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None,
     ) -> None:
         n = options["num_players"]
         self.num_players = n
         self.hand_size = HAND_SIZE[n]
-        self.pass_base = 0
         self.play_base = self.pass_actions(n)
         self.trump_base = self.play_base + DECK_SIZE
         self.upgrade_base = self.trump_base + RANKS
         self.no_upgrade = self.upgrade_base + DECK_SIZE
         self.hands_total = hands_in_game(options)
+        # every hand's deal validated before any state is built; the dealer rotates (K8)
+        self._scripted = tuple(
+            (dealer, None if hands is None else tuple(hands), set_aside)
+            for dealer, hands, set_aside in parse_deals(deal, self.hands_total, self._parse_deal, n)
+        )
         self.rng = rng
         self.scores = [0.0] * n
         self.hand_scores: list[list[int]] = []
         self.is_over = False
-        dealt = self._parse_deal(deal) if deal else None
+        self.deals: list[dict[str, Any]] = []
+        dealt = self._scripted[0] if self._scripted else None
         dealer = dealt[0] if dealt and dealt[0] is not None else int(rng.integers(n))
         self.hand_number = 0
         self._start_hand(dealer, dealt[1] if dealt else None, dealt[2] if dealt else None)
@@ -169,7 +182,20 @@ class KansasCity(Game):
                 raise ValueError(f"deal: set_aside {card_str(set_aside)} is also in a hand")
         return dealer, hands, set_aside
 
-    def _start_hand(self, dealer: int, hands: list[int] | None, set_aside: int | None) -> None:
+    def deal_record(self, dealer: int, hands: Sequence[int], set_aside: int) -> dict[str, Any]:
+        """A hand as dealt (before passing) in the scripted-deal format: the inverse of
+        ``_parse_deal`` (``set_aside`` is -1 with 4 players)."""
+        record: dict[str, Any] = {
+            "dealer": int(dealer),
+            "hands": [[card_str(c) for c in bits(h)] for h in hands],
+        }
+        if set_aside >= 0:
+            record["set_aside"] = card_str(set_aside)
+        return record
+
+    def _start_hand(
+        self, dealer: int, hands: Sequence[int] | None, set_aside: int | None
+    ) -> None:
         """§4.2: deal, then every player chooses 3 cards to pass left."""
         n = self.num_players
         self.dealer = dealer
@@ -191,8 +217,9 @@ class KansasCity(Game):
             for h in hands:
                 dealt |= h
             set_aside = (FULL_DECK & ~dealt).bit_length() - 1
-        self.hands = hands
+        self.hands = list(hands)
         self.set_aside = -1 if set_aside is None else set_aside
+        self.deals.append(self.deal_record(dealer, self.hands, self.set_aside))
         self.upgraded = [0] * n
         self.pending_pass = [0] * n
         self.passed = [0] * n
@@ -372,7 +399,11 @@ class KansasCity(Game):
             self.current_player = -1
             self._phase = PHASE_PLAY
             return
-        self._start_hand((self.dealer + 1) % n, None, None)  # K8: the deal rotates clockwise
+        # K8: the deal rotates clockwise; a whole-game deal scripts the hand
+        scripted = self._scripted[self.hand_number] if self.hand_number < len(self._scripted) else None
+        self._start_hand(
+            (self.dealer + 1) % n, scripted[1] if scripted else None, scripted[2] if scripted else None
+        )
 
     def outcome(self) -> list[float]:
         return zero_sum_outcome(self.scores)

@@ -1,4 +1,4 @@
-"""Texas Euchre observation encoder, its declared layout, and the ansi render.
+"""Texas Euchre observation encoder and its declared layout.
 
 The encoder reads only what the observing seat may know (A8): its own hand, every stake (the
 face-up discards), the draw pile's size, who threw down and when, the current trick, the cards
@@ -14,9 +14,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from cahoots_envs.core.cards import bits
 from cahoots_envs.core.layout import Layout, Segment
-from cahoots_envs.games.texas_euchre.rules import FACES, HAND_SIZE, PHASES, card_str
+from cahoots_envs.games.texas_euchre.rules import FACES, HAND_SIZE, PHASES
 
 if TYPE_CHECKING:
     from cahoots_envs.games.texas_euchre.rules import TexasEuchre
@@ -137,40 +136,3 @@ def encode(game: TexasEuchre, seat: int, out: np.ndarray) -> None:
         + [min(scores[s] / target, SCORE_CLIP) for s in order]
         + [min(target / 1000.0, 10.0)]
     )
-
-
-def _cards(mask: int) -> str:
-    return " ".join(card_str(c) for c in bits(mask)) or "-"
-
-
-def headline(game: TexasEuchre) -> str:
-    """The first line of every table: round, phase, dealer, pile and target, or the winners."""
-    variant = "Reverse Texas Euchre" if game.reverse else "Texas Euchre"
-    if game.is_over:
-        won = ", ".join(f"player_{s}" for s in game.winners())
-        return f"{variant} — game over after {game.round_number} rounds; won by {won}"
-    return (
-        f"{variant} — round {game.round_number + 1}, {game.phase.replace('_', ' ')}, "
-        f"dealer player_{game.dealer}, draw pile {len(game.draw_pile)}, to {game.target_score}"
-    )
-
-
-def render(game: TexasEuchre) -> str:
-    """A table in the notation (spectator view: every hand shown, the draw pile's size only)."""
-    n = game.num_players
-    lines = [headline(game), f"{'seat':<10} {'score':>5} {'stake':>5} {'tricks':>6}  hand | stake cards"]
-    for s in range(n):
-        mark = "*" if s == game.current_player else " "
-        thrown = " (thrown down)" if s == game.thrower else ""
-        lines.append(
-            f"player_{s}{mark:<2}{game.scores[s]:>5} {game.stake_points[s]:>5} "
-            f"{game.tricks_won[s]:>6}  {_cards(game.hands[s])}{thrown} | {_cards(game.stakes[s])}"
-        )
-    if game.trick:
-        lines.append("trick: " + ", ".join(f"player_{s}: {card_str(c)}" for s, c in game.trick))
-    if game.round_points:
-        recent = game.round_points[-8:]
-        more = "... | " if len(game.round_points) > len(recent) else ""
-        lines.append("round points: " + more + " | ".join(" ".join(map(str, p)) for p in recent))
-    lines.append("(cards: rank 2-10 J Q K A + suit C D H S)")
-    return "\n".join(lines)

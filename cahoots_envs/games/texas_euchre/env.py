@@ -135,8 +135,11 @@ lists cards sorted by card index; `str_to_action` takes them in any order.
 
 Scripted deals (`env.reset(options={"deal": {...}})`): `dealer` (seat), `hands` (one list of H
 cards per seat), `draw_pile` (every other card, top first). A key left out is drawn from the
-env's RNG with the cards the deal does not place. Later rounds are dealt from the env's RNG
-(tests can script one with `env.unwrapped.game.script_round(deal)` before its first decision).
+env's RNG with the cards the deal does not place. A whole game can be scripted: pass a list of
+such deals, one per round (`options={"deal": [round_1, round_2, ...]}`); a later round's
+`dealer` must be the seat the rotation gives (or be left out). Rounds after the list are dealt
+from the env's RNG (tests can also script one with `env.unwrapped.game.script_round(deal)` before
+its first decision). `env.unwrapped.game.deals` holds every round's deal so far in this format.
 
 ## Version history
 
@@ -146,6 +149,6 @@ env's RNG with the cards the deal does not place. Later rounds are dealt from th
 from __future__ import annotations
 
 from cahoots_envs.core.aec import env_factories
-from cahoots_envs.games.texas_euchre.rules import TexasEuchre
+from cahoots_envs.games.texas_euchre.spec import SPEC
 
-raw_env, env = env_factories(TexasEuchre)
+raw_env, env = env_factories(SPEC)

@@ -18,7 +18,13 @@ from typing import Any
 import numpy as np
 
 from cahoots_envs.core.cards import bits
-from cahoots_envs.core.game import Game, deal_per_seat, deal_seat, zero_sum_outcome
+from cahoots_envs.core.game import (
+    Game,
+    deal_per_seat,
+    deal_seat,
+    parse_deals,
+    zero_sum_outcome,
+)
 from cahoots_envs.core.options import Option, OptionSet, common_options
 
 RANK_NAMES = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
@@ -46,10 +52,13 @@ SUBSETS_BY_SIZE = {
 _DRAW_LEGAL: dict[tuple[int, int, int, bool, int], list[int]] = {}
 
 
+# one shared string per card id: deal records and notation reuse them instead of new strings
+CARD_NAMES = tuple(RANK_NAMES[(card >> 1) >> 2] + SUITS[(card >> 1) & 3] for card in range(2 * FACES))
+
+
 def card_str(card: int) -> str:
     """Notation of a card id (either copy of a face reads the same)."""
-    face = card >> 1
-    return RANK_NAMES[face >> 2] + SUITS[face & 3]
+    return CARD_NAMES[card]
 
 
 def face_str(face: int) -> str:
@@ -124,6 +133,13 @@ def game_winners(scores: Sequence[int], round_points: Sequence[Sequence[int]]) -
         least = min(points[s] for s in tied)
         tied = [s for s in tied if points[s] == least]
     return tied
+
+
+def max_rounds(options: Mapping[str, Any]) -> int:
+    """An upper bound on the rounds of a game: every round gives someone at least the smallest
+    card value (everyone discards on the first lap)."""
+    v_min = min(FACE_VALUES[options["face_card_values"]])
+    return int(options["num_players"] * (options["target_score"] - 1) // v_min + 1)
 
 
 def _dup_mask(hand: int) -> int:
@@ -213,10 +229,7 @@ class TexasEuchre(Game):
         # someone at least the smallest card value (everyone discards on the first lap), so the
         # totals bound the number of rounds
         n = options["num_players"]
-        deck = FACES * DECKS[n]
-        v_min = min(FACE_VALUES[options["face_card_values"]])
-        rounds = n * (options["target_score"] - 1) // v_min + 1
-        return rounds * (deck + 2 * n)
+        return max_rounds(options) * (FACES * DECKS[n] + 2 * n)
 
     @classmethod
     def full_deck(cls, options: Mapping[str, Any]) -> list[str]:
@@ -224,7 +237,10 @@ class TexasEuchre(Game):
 
     # ---- a game ------------------------------------------------------------------------------
     def __init__(
-        self, options: Mapping[str, Any], rng: np.random.Generator, deal: Mapping[str, Any] | None
+        self,
+        options: Mapping[str, Any],
+        rng: np.random.Generator,
+        deal: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None,
     ) -> None:
         n = options["num_players"]
         self.num_players = n
@@ -239,11 +255,17 @@ class TexasEuchre(Game):
         self.throw_action = 1 << self.hand_size
         self.play_base = self.throw_action + 1
         self.rng = rng
-        parsed = self._parse_deal(deal) if deal else (None, None, None)
+        # every round's deal validated before any state is built; the deal passes left (§3.2.5)
+        self._scripted = tuple(
+            (dealer, None if hands is None else tuple(hands), None if pile is None else tuple(pile))
+            for dealer, hands, pile in parse_deals(deal, max_rounds(options), self._parse_deal, n)
+        )
+        parsed = self._scripted[0] if self._scripted else (None, None, None)
         self.scores: list[int] = [0] * n  # type: ignore[assignment]
         self.round_points: list[list[int]] = []
         self.round_number = 0
         self.is_over = False
+        self.deals: list[dict[str, Any]] = []
         dealer = parsed[0] if parsed[0] is not None else int(rng.integers(n))
         self._start_round(dealer, parsed[1], parsed[2])
 
@@ -296,15 +318,27 @@ class TexasEuchre(Game):
             pile = [take(text, "draw pile") for text in raw]
         return dealer, hands, pile
 
+    def deal_record(self, dealer: int, hands: Sequence[int], pile: Sequence[int]) -> dict[str, Any]:
+        """A round as dealt in the scripted-deal format (the inverse of ``_parse_deal``):
+        ``pile`` is the draw pile top first."""
+        return {
+            "dealer": int(dealer),
+            "hands": [[card_str(c) for c in bits(h)] for h in hands],
+            "draw_pile": [card_str(c) for c in pile],
+        }
+
     def script_round(self, deal: Mapping[str, Any]) -> None:
         """Replace the deal of the round that has just begun (for tests and puzzles: later rounds
         are otherwise dealt from the RNG). Refused once a decision of the round has been taken."""
         if self.is_over or self.draw_turns or self.thrower >= 0:
             raise ValueError("script_round: only before the first decision of a round")
         dealer, hands, pile = self._parse_deal(deal)
+        self.deals.pop()  # the round's deal record is replaced
         self._start_round(self.dealer if dealer is None else dealer, hands, pile)
 
-    def _start_round(self, dealer: int, hands: list[int] | None, pile: list[int] | None) -> None:
+    def _start_round(
+        self, dealer: int, hands: Sequence[int] | None, pile: Sequence[int] | None
+    ) -> None:
         """§3.2.1: deal H cards each; the rest is the face-down draw pile."""
         n, h = self.num_players, self.hand_size
         self.dealer = dealer
@@ -327,8 +361,9 @@ class TexasEuchre(Game):
                 cards = cards[n * h :]
             if pile is None:
                 pile = cards
-        self.hands = hands
-        self.draw_pile = pile[::-1]  # top card last, so drawing is pop()
+        self.hands = list(hands)
+        self.draw_pile = list(pile[::-1])  # top card last, so drawing is pop()
+        self.deals.append(self.deal_record(dealer, hands, pile))
         self.stakes = [0] * n  # face-up discards in front of each player (public)
         self.stake_points = [0] * n
         self.had_first_turn = 0  # seats (bits) that took their first turn this round
@@ -482,7 +517,10 @@ class TexasEuchre(Game):
             self.is_over = True
             self.current_player = -1
             return
-        self._start_round((self.dealer + 1) % n, None, None)  # §3.2.5: the deal passes left
+        # §3.2.5: the deal passes left; a whole-game deal scripts the round
+        k = self.round_number
+        scripted = self._scripted[k] if k < len(self._scripted) else (None, None, None)
+        self._start_round((self.dealer + 1) % n, scripted[1], scripted[2])
 
     def winners(self) -> list[int]:
         return game_winners(self.scores, self.round_points)

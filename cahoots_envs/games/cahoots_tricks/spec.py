@@ -1,0 +1,18 @@
+"""The face of this game: every shared layer reaches it through ``SPEC`` (see core/spec.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cahoots_envs.core.spec import GameSpec
+from cahoots_envs.games.cahoots_tricks import encoder, text
+from cahoots_envs.games.cahoots_tricks.bot import HeuristicPolicy
+from cahoots_envs.games.cahoots_tricks.rules import CahootsTricks
+
+SPEC = GameSpec(
+    rules=CahootsTricks,
+    encoder=encoder,
+    text=text,
+    bot=HeuristicPolicy,
+    doc_page=Path(__file__).with_name("env.py"),
+)

@@ -1,0 +1,18 @@
+"""The face of this game: every shared layer reaches it through ``SPEC`` (see core/spec.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cahoots_envs.core.spec import GameSpec
+from cahoots_envs.games.kansas_city import encoder, text
+from cahoots_envs.games.kansas_city.bot import HeuristicPolicy
+from cahoots_envs.games.kansas_city.rules import KansasCity
+
+SPEC = GameSpec(
+    rules=KansasCity,
+    encoder=encoder,
+    text=text,
+    bot=HeuristicPolicy,
+    doc_page=Path(__file__).with_name("env.py"),
+)
