@@ -404,3 +404,24 @@ def test_doc_page_carries_generated_tables(game: str) -> None:
     if spec in builtin_games():
         page = Path(__file__).resolve().parents[1] / "docs" / f"{game}.md"
         assert page.read_text().strip() == doc.strip(), "docs page differs from the docstring"
+
+
+def test_result_reports_a_finished_game_after_the_loop(case: tuple[str, dict]) -> None:
+    """``env.unwrapped.result()`` works once ``infos`` is empty (CONTRACT §7, final result)."""
+    game, opts = case
+    env = make_env(game, **opts)
+    env.reset(seed=5)
+    with pytest.raises(RuntimeError, match="not over yet"):
+        env.unwrapped.result()
+    random_play(env, np.random.default_rng(5), 100_000)
+    for agent in list(env.agents):
+        env.step(None)
+    assert env.infos == {}
+    result = env.unwrapped.result()
+    n = len(env.possible_agents)
+    assert set(result) == {"scores", "outcome", "winners", "agents", "ended_by"}
+    assert result["scores"] == [float(s) for s in env.unwrapped.game.scores]
+    assert result["outcome"] == [float(x) for x in env.unwrapped.game.outcome()]
+    assert result["agents"] == env.possible_agents and len(result["scores"]) == n
+    assert result["winners"] == [s for s in range(n) if result["outcome"][s] > 0]
+    assert result["ended_by"] == "rules"

@@ -79,6 +79,7 @@ class CardGameEnv(AECEnv):
         self.game: Game | None = None
         self._legal: list[int] | None = None
         self._illegal_ended = False
+        self._illegal_agent: str | None = None
 
     # ---- spaces -------------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
@@ -131,6 +132,7 @@ class CardGameEnv(AECEnv):
         self.game = game
         self._legal = None
         self._illegal_ended = False
+        self._illegal_agent = None
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -237,6 +239,7 @@ class CardGameEnv(AECEnv):
             stacklevel=2,
         )
         self._illegal_ended = True
+        self._illegal_agent = agent
         self._cumulative_rewards[agent] = 0.0
         self.terminations = dict.fromkeys(self.agents, True)
         self.truncations = dict.fromkeys(self.agents, True)
@@ -253,6 +256,27 @@ class CardGameEnv(AECEnv):
         self.infos = {
             a: {"score": scores[self.agent_name_mapping[a]], "phase": phase} for a in self.agents
         }
+
+    # ---- the final result ------------------------------------------------------------------
+    def result(self) -> dict[str, Any]:
+        """A finished game's result, also after the AEC loop has ended (when ``infos`` is
+        empty): ``scores`` (rulebook points per seat), ``outcome`` (the ``reward_mode='win'``
+        payoffs per seat), ``winners`` (seats; a full tie or a lost cooperative game has none),
+        ``agents`` (the agent of each seat) and ``ended_by`` (``"rules"``, or
+        ``"illegal_action"`` when the protected env ended the game: that agent gets -1 and
+        nobody wins). Every API that reports a finished game uses these field names."""
+        game = self._game_or_raise()
+        agents = list(self.possible_agents)
+        scores = [float(s) for s in game.scores]
+        if self._illegal_ended:
+            outcome = [ILLEGAL_ACTION_REWARD if a == self._illegal_agent else 0.0 for a in agents]
+            return {"scores": scores, "outcome": outcome, "winners": [], "agents": agents,
+                    "ended_by": "illegal_action"}
+        if not game.is_over:
+            raise RuntimeError(f"{self.env_id}: the game is not over yet (phase {game.phase!r}); "
+                               "result() reports a finished game")
+        return {"scores": scores, "outcome": [float(x) for x in game.outcome()],
+                "winners": game.winning_seats(), "agents": agents, "ended_by": "rules"}
 
     # ---- notation, rendering, cloning ---------------------------------------------------
     def action_to_str(self, action: int) -> str:
