@@ -5,9 +5,10 @@ mask) every step, in the same process and run, interleaved over several rounds s
 noise hits every env alike; the table reports the median round. Compare the ratio column (ours /
 ``texas_holdem_v4``), not absolute numbers, across machines.
 
-    python benchmarks/bench_envs.py [--seconds 2] [--rounds 3] [--no-classic] [--markdown]
+    python benchmarks/bench_envs.py [--seconds 2] [--rounds 3] [--no-classic] [--envs NAMES]
 
-PettingZoo classic comes with ``pip install -e ".[bench]"``.
+The table is printed as Markdown. PettingZoo classic comes with ``pip install -e ".[bench]"``
+(``pip install "pettingzoo[classic]"``); without it the ratio column is left out, with a note.
 """
 
 from __future__ import annotations
@@ -105,7 +106,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--envs", default="", help="comma-separated substrings to select envs")
     args = parser.parse_args(argv)
 
-    candidates = our_envs() + ([] if args.no_classic else classic_envs())
+    classic = [] if args.no_classic else classic_envs()
+    if not args.no_classic and not classic:
+        print("note: pettingzoo[classic] is not installed, so there is nothing to compare with and "
+              "no ratio column; install it with pip install \"cahoots-envs[bench]\" (or pip "
+              "install \"pettingzoo[classic]\"), or pass --no-classic", file=sys.stderr)
+    candidates = our_envs() + classic
     if args.envs:
         keys = args.envs.split(",")
         candidates = [c for c in candidates if any(k in c[0] or "texas_holdem" in c[0] for k in keys)]
@@ -118,14 +124,19 @@ def main(argv: list[str] | None = None) -> None:
         name: (statistics.median(s for s, _ in rs), statistics.median(g for _, g in rs))
         for name, rs in results.items()
     }
-    base = medians.get("pettingzoo texas_holdem_v4", (float("nan"), 0))[0]
+    base = medians.get("pettingzoo texas_holdem_v4", (None, 0))[0]
     print(f"# bench_envs — {date.today()} — {platform.processor() or platform.machine()}, "
           f"Python {platform.python_version()}, {args.rounds} rounds x {args.seconds:g}s, median")
     print()
-    print("| env | agent-steps/s | games/s | ratio vs texas_holdem |")
-    print("|---|---:|---:|---:|")
+    if base:  # the ratio column only beside PettingZoo's texas_holdem
+        print("| env | agent-steps/s | games/s | ratio vs texas_holdem |")
+        print("|---|---:|---:|---:|")
+    else:
+        print("| env | agent-steps/s | games/s |")
+        print("|---|---:|---:|")
     for name, (sps, gps) in medians.items():
-        print(f"| {name} | {sps:,.0f} | {gps:,.1f} | {sps / base:.1f} |")
+        ratio = f" {sps / base:.1f} |" if base else ""
+        print(f"| {name} | {sps:,.0f} | {gps:,.1f} |{ratio}")
     print()
     mem = memory_of_live_envs()
     print(f"memory of 1,000 live kansas_city_v0 envs: {mem:.0f} MB "

@@ -3,8 +3,10 @@
 The doc page is the module docstring of the file its ``GameSpec`` names as ``doc_page``
 (``cahoots_envs/games/<game>/env.py`` for the built-in games). Its options table and observation
 index table sit between marker comments and are generated here from the game's ``OptionSet``
-(with the env's ``render_mode`` argument) and ``Layout``; ``docs/<game>.md`` is a copy of the
-docstring for the README to link to. Run ``python -m cahoots_envs.docs`` after changing options or a layout; the test suite
+(with the env's ``render_mode`` argument) and ``Layout``; so do the ``actions`` and
+``observation`` rows of the header table between ``<!-- spaces -->`` markers (the action count
+and observation size for every player count; the header's other rows are the page's own).
+``docs/<game>.md`` is a copy of the docstring for the README to link to. Run ``python -m cahoots_envs.docs`` after changing options or a layout; the test suite
 fails while a table is stale.
 """
 
@@ -37,6 +39,52 @@ def options_table(spec: GameSpec) -> str:
     return OptionSet(options[:1] + (RENDER_MODE,) + options[1:]).markdown_table()
 
 
+def _per_count(values: dict[int, int], default: int) -> str:
+    """``(69 / 117 / 181 with 3 / 5 / 6 players)``: the values at the other player counts."""
+    others = [n for n in values if n != default]
+    if not others:
+        return ""
+    word = "player" if others == [1] else "players"
+    return (f" ({' / '.join(str(values[n]) for n in others)} with "
+            f"{' / '.join(str(n) for n in others)} {word})")
+
+
+def spaces_rows(spec: GameSpec) -> dict[str, str]:
+    """The doc page header's ``actions`` and ``observation`` rows, from the declarations: the
+    action count and the observation size at the default player count, then at the others."""
+    cls = spec.rules
+    default = cls.DEFAULT_PLAYERS
+    actions, sizes = {}, {}
+    for n in (default, *(n for n in cls.PLAYER_COUNTS if n != default)):
+        options = spec.resolve_options({"num_players": n})
+        actions[n] = cls.num_actions(options)
+        sizes[n] = spec.layout(options).size
+    if len(set(actions.values())) == 1:
+        action_text = f"`Discrete({actions[default]})` at every player count"
+    else:
+        action_text = f"`Discrete({actions[default]})` with {default} players{_per_count(actions, default)}"
+    players = "player" if default == 1 else "players"
+    return {
+        "actions": f"| actions | {action_text} |",
+        "observation": (f"| observation | `Box({sizes[default]},)` float32 with {default} {players}"
+                        f"{_per_count(sizes, default)}, and an `action_mask` (int8, one per action) |"),
+    }
+
+
+def fill_spaces(spec: GameSpec, block: str) -> str:
+    """The header table ``block`` with its ``actions`` and ``observation`` rows regenerated."""
+    rows = spaces_rows(spec)
+    lines = block.split("\n")
+    for i, line in enumerate(lines):
+        key = line.split("|")[1].strip() if line.startswith("|") and line.count("|") > 2 else ""
+        if key in rows:
+            lines[i] = rows.pop(key)
+    if rows:
+        raise SystemExit(f"{spec.doc_page}: the <!-- spaces --> table lacks the row(s) "
+                         f"{', '.join(rows)}")
+    return "\n".join(lines)
+
+
 def tables(spec: GameSpec) -> dict[str, str]:
     options = spec.resolve_options({})
     return {
@@ -52,7 +100,12 @@ def fill_tables(spec: GameSpec, source: str) -> str:
         if not pattern.search(source):
             raise SystemExit(f"{spec.doc_page}: no <!-- {name} --> ... <!-- /{name} --> markers")
         source = pattern.sub(_filler(table), source)
-    return source
+    pattern = re.compile(r"(<!-- spaces -->\n)(.*?)\n(<!-- /spaces -->)", re.DOTALL)
+    if not pattern.search(source):
+        raise SystemExit(f"{spec.doc_page}: no <!-- spaces --> ... <!-- /spaces --> markers "
+                         "around the header table")
+    return pattern.sub(lambda m: f"{m.group(1)}{fill_spaces(spec, m.group(2))}\n{m.group(3)}",
+                       source)
 
 
 def regenerate(spec: GameSpec, docs_dir: Path | None = None) -> str:

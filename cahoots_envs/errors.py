@@ -4,7 +4,9 @@ from __future__ import annotations
 
 
 class IllegalActionError(ValueError):
-    """An action that is masked out or out of range was given to ``raw_env.step``.
+    """An action that is masked out or out of range was given to ``raw_env.step``, or an action
+    of a wrong type (anything but a Python int, a numpy integer or a 0-d integer array: a bool,
+    a float, a string, ...) or out of range to either env's ``step``.
 
     The env's state is unchanged when this is raised, so the caller may retry.
     """

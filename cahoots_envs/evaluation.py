@@ -6,7 +6,13 @@
     result.to_json("results.json")   # for tools
     result.plot("ratings.png")       # ratings with intervals (matplotlib)
 
-Policies are any ``load_policy`` spec: ``random``, ``heuristic``, ``zoo:<name>`` or a path.
+Policies are any ``load_policy`` spec (``random``, ``heuristic``, ``zoo:<name>`` or a path) or
+a policy object (anything with ``act(observation, action_mask)``, e.g. a loaded or hand-made
+policy), labelled by its ``name`` attribute (else its repr) and numbered if two labels clash
+(``policy``, ``policy#2``). A spec given twice is refused: seats are filled by rotation, so a
+repeated spec would add nothing; to put one policy against copies of another use ``field``.
+Policy objects reach worker processes by pickling, once per worker (use ``workers=1`` for one
+that cannot be pickled); one with an ``rng`` attribute is re-seeded for every game.
 
 **Seats.** With as many policies as seats or fewer, the lineup ``p0 p1 … p0 p1 …`` fills the
 seats and game ``g`` rotates it by ``g mod N``, so every policy plays every seat equally often
@@ -15,12 +21,20 @@ combination of N policies gets its N rotations in turn. In the cooperative game 
 all seats play the same policy, which is a team against the game: game ``g`` is played by
 policy ``g mod P``.
 
+**Candidates against a field.** With ``field=SPEC`` each game seats one candidate in one seat and
+the field policy in every other seat: game ``g`` puts candidate ``(g // N) mod C`` in seat
+``g mod N`` (make ``num_games`` a multiple of N times the C candidates), e.g. "zoo:kansas_city
+against 3 random". Each candidate's win rate is then its win share in one seat against the field
+(chance 1/N). Competitive games only.
+
 **Seeds.** Game ``g`` deals from ``SeedSequence([seed, g])`` and the policy in seat ``s`` draws
 from ``SeedSequence([seed, g, 1 + s])``, so results are identical for a given seed whatever the
 number of worker processes.
 
-**Statistics.** Win rate with a 95% Wilson score interval (a seat wins when its payoff is
-positive: a shared win counts, a full tie does not); mean rulebook score with a 95% normal
+**Statistics.** Win rate (the mean win share) with a 95% Wilson score interval: a seat wins
+when its payoff is positive, a k-way shared win counts 1/k and a full tie 1/N
+(``core.driver.win_shares``, the count training and ``training/strength.py`` use too), so the
+shares of a game add up to 1 and equally strong policies each expect 1/N; mean rulebook score with a 95% normal
 interval (in texas_euchre points are bad: lower is better); the head-to-head table gives, over
 the games two policies met, how often the row policy finished ahead of the column policy (ties
 count half). Ratings use OpenSkill's Plackett–Luce model (``openskill``), which rates
@@ -36,12 +50,16 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import textwrap
+import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from cahoots_envs.core.driver import win_shares
 
 Z95 = 1.959963984540054
 
@@ -88,6 +106,14 @@ def lineup_for_game(policies: Sequence[str], num_players: int, game: int, cooper
     return [base[(s + shift) % n] for s in range(n)]
 
 
+def field_lineup(candidates: Sequence[str], field: str, num_players: int, game: int) -> list[str]:
+    """Game ``game`` of a candidates-against-a-field tournament: candidate ``(game // N) mod C``
+    in seat ``game mod N``, the field in every other seat."""
+    n = num_players
+    candidate = candidates[(game // n) % len(candidates)]
+    return [candidate if s == game % n else field for s in range(n)]
+
+
 def game_seed(seed: int, game: int, stream: int = 0) -> int:
     key = [seed, game] if stream == 0 else [seed, game, stream]
     return int(np.random.SeedSequence(key).generate_state(1, dtype=np.uint32)[0] >> 1)
@@ -106,13 +132,30 @@ class GameResult:
 
 
 _POLICY_CACHE: dict[tuple[str, str, str], Any] = {}
+_OBJECTS: dict[str, Any] = {}  # policy objects of the running tournaments, by _ObjectRef key
 
 
-def _policy(spec: str, env_id: str, options: Mapping[str, Any], seed: int) -> Any:
+@dataclass(frozen=True)
+class _ObjectRef:
+    """A policy object in a task: tasks name it, and each worker gets the objects once."""
+
+    key: str
+
+
+def _install_objects(objects: dict[str, Any]) -> None:
+    _OBJECTS.update(objects)
+
+
+def _policy(spec: Any, env_id: str, options: Mapping[str, Any], seed: int) -> Any:
     """A policy seeded for this game and seat; built-in bots are cheap to rebuild, saved policies
-    are loaded once per process and re-seeded."""
+    are loaded once per process and re-seeded; a policy object is used as it is (re-seeded)."""
     import cahoots_envs
 
+    if not isinstance(spec, str):
+        policy = _OBJECTS[spec.key] if isinstance(spec, _ObjectRef) else spec
+        if hasattr(policy, "rng"):
+            policy.rng = np.random.default_rng(seed)
+        return policy
     if spec in ("random", "heuristic"):
         return cahoots_envs.load_policy(spec, env_id, options, seed=seed)
     key = (spec, env_id, json.dumps(options, sort_keys=True, default=str))
@@ -128,13 +171,16 @@ def _policy(spec: str, env_id: str, options: Mapping[str, Any], seed: int) -> An
 def play_game(
     env_id: str,
     options: Mapping[str, Any],
-    lineup: Sequence[str],
+    lineup: Sequence[Any],
     seed: int,
     game_index: int = 0,
     policy_seeds: Sequence[int] | None = None,
     log_path: str | Path | None = None,
+    labels: Sequence[str] | None = None,
 ) -> GameResult:
-    """One game between the policies of ``lineup`` (one spec per seat)."""
+    """One game between the policies of ``lineup`` (one spec or policy object per seat);
+    ``labels`` names them in the result and the log (default: the specs, or the objects'
+    ``name``)."""
     import cahoots_envs
     from cahoots_envs.gamelog import GameRecorder
 
@@ -145,7 +191,10 @@ def play_game(
     game_options = env.options
     seeds = policy_seeds or [seed + 1 + s for s in range(n)]
     policies = [_policy(spec, env.env_id, game_options, seeds[s]) for s, spec in enumerate(lineup)]
-    recorder = GameRecorder(env, players=list(lineup)) if log_path else None
+    if labels is None:
+        labels = [spec if isinstance(spec, str) else str(getattr(policy, "name", policy))
+                  for spec, policy in zip(lineup, policies)]
+    recorder = GameRecorder(env, players=list(labels)) if log_path else None
     if recorder is not None:
         recorder.reset(seed=seed)
     else:
@@ -167,7 +216,7 @@ def play_game(
     return GameResult(
         game=game_index,
         seed=seed,
-        lineup=list(lineup),
+        lineup=list(labels),
         scores=[float(s) for s in game.scores],
         outcome=[float(x) for x in game.outcome()],
         turns=turns,
@@ -175,9 +224,10 @@ def play_game(
     )
 
 
-def _run_one(task: tuple[str, dict[str, Any], list[str], int, int, list[int], str | None]) -> GameResult:
-    env_id, options, lineup, seed, index, policy_seeds, log_path = task
-    return play_game(env_id, options, lineup, seed, index, policy_seeds, log_path)
+def _run_one(task: tuple[str, dict[str, Any], list[Any], int, int, list[int], str | None,
+                         list[str]]) -> GameResult:
+    env_id, options, lineup, seed, index, policy_seeds, log_path, labels = task
+    return play_game(env_id, options, lineup, seed, index, policy_seeds, log_path, labels)
 
 
 # ---- results ------------------------------------------------------------------------------------
@@ -216,6 +266,7 @@ class TournamentResult:
     head_to_head: dict[str, dict[str, float | None]]
     rating_model: str | None
     meta: dict[str, Any] = field(default_factory=dict)
+    field_policy: str | None = None  # candidates against this field (see the module docstring)
 
     # ---- output ------------------------------------------------------------------------------
     def to_dict(self, include_games: bool = False) -> dict[str, Any]:
@@ -232,6 +283,7 @@ class TournamentResult:
             "stats": [dict(asdict(s), label=self.labels()[s.policy], rating_ordinal=s.rating_ordinal)
                       for s in self.stats],
             "head_to_head": self.head_to_head,
+            "field": self.field_policy,
             **self.meta,
         }
         if include_games:
@@ -245,48 +297,69 @@ class TournamentResult:
         return text
 
     def labels(self) -> dict[str, str]:
-        """Short, unique names for the table and chart (a saved policy by its run folder)."""
-        return short_labels(self.policies)
+        """Unique display names for the table and chart (a saved policy by its run folder)."""
+        return display_labels(self.policies)
 
     def table(self) -> str:
-        """The results as a text table, at most 80 columns wide."""
+        """The results as a text table, at most 80 columns wide. Labels are shown in full: one
+        too long for the name column gets a line of its own above its row."""
         label = self.labels()
-        name_w = max(8, *(len(v) for v in label.values()))
         game = self.env_id.split("/", 1)[-1]
         lines = [
             f"{game}, {self.num_players} players, {len(self.games)} games, seed {self.seed}"
             + (" (cooperative: each policy plays every seat)" if self.cooperative else ""),
         ]
+        if self.field_policy is not None:
+            others = self.num_players - 1
+            lines.extend(textwrap.wrap(
+                f"each candidate in one seat (rotated) against {others} {label[self.field_policy]}; "
+                f"its win rate is its win share (chance 1/{self.num_players} = "
+                f"{1 / self.num_players:.0%})", 80))
         score_label = "goals" if self.cooperative else (
             "score, low=good" if self.lower_score_is_better else "score")
-        header = f"{'policy':<{name_w}} {'games':>5}  {'win rate (95% CI)':<18} {score_label + ' (95% CI)':<25}"
+        rest = 1 + 5 + 2 + 18 + 1 + 25 + (13 if self.rating_model else 0)
+        name_w = max(8, min(max(len(v) for v in label.values()), 80 - rest))
+        header = (f"{'policy':<{name_w}} {'games':>5}  {'win rate (95% CI)':<18} "
+                  f"{score_label + ' (95% CI)':<25}")
         if self.rating_model:
             header += f" {'rating':>12}"
         lines.append(header.rstrip())
+
+        def named(name: str, row: str) -> list[str]:
+            if len(name) <= name_w:
+                return [f"{name:<{name_w}}{row}".rstrip()]
+            return [*textwrap.wrap(name, 80, break_on_hyphens=False), f"{'':<{name_w}}{row}"]
+
         for s in self.stats:
             wr = f"{s.win_rate:6.1%} ({s.win_rate_ci[0]:.0%}-{s.win_rate_ci[1]:.0%})"
             sc = f"{s.mean_score:7.2f} ({s.mean_score_ci[0]:.1f} to {s.mean_score_ci[1]:.1f})"
-            row = f"{label[s.policy]:<{name_w}} {s.seat_games:>5}  {wr:<18} {sc:<25}"
+            row = f" {s.seat_games:>5}  {wr:<18} {sc:<25}"
             if s.rating_mu is not None and s.rating_sigma is not None:
                 row += f" {s.rating_mu:5.1f} ± {2 * s.rating_sigma:4.1f}"
-            lines.append(row)
+            lines.extend(named(label[s.policy], row))
         if len(self.policies) > 1 and not self.cooperative:
             lines.append("")
             lines.append("head to head: how often the row policy finished ahead of the column policy")
-            short = {p: label[p] if len(label[p]) <= 10 else label[p][:9] + "…" for p in self.policies}
-            lines.append(f"{'':<{name_w}}  " + "  ".join(f"{short[p]:>10}" for p in self.policies))
+            numbered = any(len(label[p]) > 10 for p in self.policies)
+            column = {p: f"[{i + 1}]" if numbered else label[p] for i, p in enumerate(self.policies)}
+            row_name = {p: f"[{i + 1}] {label[p]}" if numbered else label[p]
+                        for i, p in enumerate(self.policies)}
+            name_w = max(8, min(max(len(v) for v in row_name.values()),
+                                80 - 12 * len(self.policies)))
+            lines.append(f"{'':<{name_w}}" + "".join(f"  {column[p]:>10}" for p in self.policies))
             for a in self.policies:
                 cells = []
                 for b in self.policies:
                     v = self.head_to_head[a].get(b) if a != b else None
-                    cells.append(f"{'-' if v is None else f'{v:.0%}':>10}")
-                lines.append(f"{label[a]:<{name_w}}  " + "  ".join(cells))
+                    cells.append(f"  {'-' if v is None else f'{v:.0%}':>10}")
+                lines.extend(named(row_name[a], "".join(cells)))
         if self.rating_model:
             lines.append(f"(rating: OpenSkill {self.rating_model} mu ± 2 sigma; "
                          "table ordered by mu - 3 sigma)")
         renamed = [f"{v} = {k}" for k, v in label.items() if k != v]
         if renamed:
-            lines.append("(" + "; ".join(renamed) + ")")
+            lines.extend(textwrap.wrap("(" + "; ".join(renamed) + ")", 80,
+                                       break_on_hyphens=False))
         return "\n".join(lines)
 
     def plot(self, path: str | Path) -> Path:
@@ -327,23 +400,19 @@ class TournamentResult:
         return path
 
 
-LABEL_WIDTH = 14
-
-
-def short_labels(specs: Sequence[str]) -> dict[str, str]:
-    """Unique labels of at most ``LABEL_WIDTH`` characters for policy specs."""
+def display_labels(policies: Sequence[str]) -> dict[str, str]:
+    """A unique display label for each policy, in full: a spec as written, a saved policy's path
+    by its run folder (``runs/<run>/policy.safetensors``) or file stem, numbered on a clash."""
     out: dict[str, str] = {}
-    for spec in specs:
+    for spec in policies:
         label = spec
         if "/" in spec or spec.endswith((".safetensors", ".json", ".zip")):
             path = Path(spec)
             label = path.parent.name if path.stem == "policy" and path.parent.name else path.stem
             label = label or spec
-        if len(label) > LABEL_WIDTH:
-            label = label[: LABEL_WIDTH - 1] + "…"
         base, k = label, 2
         while label in out.values():
-            label = f"{base[: LABEL_WIDTH - 3]}#{k}"
+            label = f"{base}#{k}"
             k += 1
         out[spec] = label
     return out
@@ -391,6 +460,7 @@ def summarise(
     policies: list[str],
     seed: int,
     results: list[GameResult],
+    field_policy: str | None = None,
 ) -> TournamentResult:
     import cahoots_envs
 
@@ -418,11 +488,12 @@ def summarise(
                     seat_n[s] += 1
                     seat_w[s] += 1.0 if r.won else 0.0
                 continue
+            shares = win_shares(r.outcome)
             for s, q in enumerate(r.lineup):
                 if q != p:
                     continue
                 scores.append(r.scores[s])
-                win = 1.0 if r.outcome[s] > 0 else 0.0
+                win = shares[s]
                 wins += win
                 payoffs.append(r.outcome[s])
                 seat_n[s] += 1
@@ -473,12 +544,13 @@ def summarise(
         env_id=raw.env_id, options=game_options, num_players=n, policies=list(policies),
         seed=seed, cooperative=cooperative, lower_score_is_better=sign < 0, games=results,
         stats=stats, head_to_head=head, rating_model=rated[1] if rated else None, meta=meta,
+        field_policy=field_policy,
     )
 
 
 def run_tournament(
     env_id: str,
-    policies: Sequence[str],
+    policies: Sequence[Any],
     num_games: int,
     seed: int = 0,
     options: Mapping[str, Any] | None = None,
@@ -486,43 +558,102 @@ def run_tournament(
     progress: bool = False,
     log_dir: str | Path | None = None,
     on_result: Callable[[GameResult], None] | None = None,
+    field: Any = None,
 ) -> TournamentResult:
-    """Play ``num_games`` games between ``policies`` on ``env_id`` (see the module docstring)."""
+    """Play ``num_games`` games between ``policies`` (specs or policy objects) on ``env_id``,
+    or with ``field`` (a spec or policy object) each of ``policies`` in one seat against the
+    field in every other seat (see the module docstring)."""
     import cahoots_envs
 
-    policies = list(dict.fromkeys(policies))  # each policy once; seats are filled by rotation
     if not policies:
         raise ValueError("give at least one policy")
     if num_games < 1:
         raise ValueError("num_games must be at least 1")
+    sources = _entries(list(policies), field)
+    names = list(sources)
+    candidates, field_name = (names[:-1], names[-1]) if field is not None else (names, None)
     options = dict(options or {})
     raw = cahoots_envs.make_raw(env_id, **options)  # validates env id and options early
     n = len(raw.possible_agents)
     cooperative = bool(raw.game_cls.COOPERATIVE)
+    if field is not None and cooperative:
+        raise ValueError(f"{raw.env_id} is cooperative: every seat plays for one team, so a "
+                         "field does not apply; evaluate the team policies without it")
     game_options = dict(raw.options)
-    for spec in dict.fromkeys(policies):  # fail fast on a bad spec, before any worker starts
-        cahoots_envs.load_policy(spec, raw.env_id, game_options, seed=0)
+    for source in sources.values():  # fail fast on a bad spec, before any worker starts
+        if isinstance(source, str):
+            cahoots_envs.load_policy(source, raw.env_id, game_options, seed=0)
     if log_dir is not None:
-        Path(log_dir).mkdir(parents=True, exist_ok=True)
+        _make_log_dir(Path(log_dir))
+    token = uuid.uuid4().hex
+    objects = {f"{token}:{name}": source for name, source in sources.items()
+               if not isinstance(source, str)}
+    refs = {name: source if isinstance(source, str) else _ObjectRef(f"{token}:{name}")
+            for name, source in sources.items()}
     tasks = []
     for g in range(num_games):
-        lineup = lineup_for_game(list(policies), n, g, cooperative)
+        if field_name is not None:
+            lineup = field_lineup(candidates, field_name, n, g)
+        else:
+            lineup = lineup_for_game(names, n, g, cooperative)
         log_path = str(Path(log_dir) / f"game_{g:05d}.jsonl") if log_dir is not None else None
-        tasks.append((raw.env_id, options, lineup, game_seed(seed, g), g,
-                      [game_seed(seed, g, 1 + s) for s in range(n)], log_path))
+        tasks.append((raw.env_id, options, [refs[name] for name in lineup], game_seed(seed, g), g,
+                      [game_seed(seed, g, 1 + s) for s in range(n)], log_path, lineup))
     results: list[GameResult] = []
     bar = _progress(num_games, progress, raw.env_id)
+    _install_objects(objects)
     try:
-        for r in _imap(tasks, workers):
+        for r in _imap(tasks, workers, objects):
             results.append(r)
             if on_result is not None:
                 on_result(r)
             if bar is not None:
                 bar.update(1)
     finally:
+        for key in objects:
+            _OBJECTS.pop(key, None)
         if bar is not None:
             bar.close()
-    return summarise(raw.env_id, options, list(policies), seed, results)
+    return summarise(raw.env_id, options, names, seed, results, field_policy=field_name)
+
+
+def _entries(policies: list[Any], field: Any) -> dict[str, Any]:
+    """Each policy (then the field) under a unique name: a spec as written, an object by its
+    ``name`` (else its repr), numbered on a clash; a spec given twice is refused."""
+    out: dict[str, Any] = {}
+    specs: set[str] = set()
+    for i, source in enumerate([*policies, *([] if field is None else [field])]):
+        is_field = field is not None and i == len(policies)
+        if isinstance(source, str):
+            if source in specs and not is_field:
+                raise ValueError(
+                    f"policy {source!r} is given twice; seats are filled by rotation, so give "
+                    f"each policy once, or put one policy against copies of another with a "
+                    f"field (cahoots eval <env> <policy> --field {source})")
+            specs.add(source)
+            base = source
+        elif callable(getattr(source, "act", None)):
+            base = str(getattr(source, "name", None) or repr(source))
+        else:
+            raise TypeError(f"{source!r} is not a policy spec or an object with "
+                             "act(observation, action_mask)")
+        name, k = base, 2
+        while name in out:
+            name = f"{base}#{k}"
+            k += 1
+        out[name] = source
+    return out
+
+
+def _make_log_dir(path: Path) -> None:
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"the log folder {path} is a file; give a folder (it is made if "
+                         "missing) for one game_NNNNN.jsonl per game")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"cannot make the log folder {path}: {exc.strerror or exc}; give a "
+                         "folder that can be written") from None
 
 
 def _progress(total: int, enabled: bool, label: str) -> Any:
@@ -535,7 +666,8 @@ def _progress(total: int, enabled: bool, label: str) -> Any:
     return tqdm(total=total, desc=label.split("/", 1)[-1], unit="game", dynamic_ncols=True)
 
 
-def _imap(tasks: list[Any], workers: int) -> Iterable[GameResult]:
+def _imap(tasks: list[Any], workers: int, objects: dict[str, Any] | None = None
+          ) -> Iterable[GameResult]:
     if workers <= 1 or len(tasks) <= 1:
         for t in tasks:
             yield _run_one(t)
@@ -543,7 +675,8 @@ def _imap(tasks: list[Any], workers: int) -> Iterable[GameResult]:
     import multiprocessing
 
     chunk = max(1, min(16, len(tasks) // (workers * 4)))
-    with multiprocessing.get_context().Pool(workers) as pool:
+    with multiprocessing.get_context().Pool(workers, initializer=_install_objects,
+                                            initargs=(dict(objects or {}),)) as pool:
         yield from pool.imap_unordered(_run_one, tasks, chunksize=chunk)
 
 

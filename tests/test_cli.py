@@ -9,12 +9,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import cahoots_envs
+from cahoots_envs import cli
 from cahoots_envs.registry import builtin_games
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -187,10 +189,7 @@ def test_bench_runs_quickly() -> None:
     out = cahoots("bench", "--quick", "--seconds", "0.02")
     assert out.returncode == 0, out.stderr
     assert "steps/s" in out.stdout and "kansas_city-v0 (4p)" in out.stdout
-    full = cahoots("bench", "--", "--seconds", "0.02", "--rounds", "1", "--no-classic",
-                   "--envs", "cahoots_coop_v0 (2p)")
-    assert full.returncode == 0, full.stderr
-    assert "cahoots_coop" in full.stdout
+    # the full script: test_bench_without_pettingzoo_classic_says_so runs it in-process
 
 
 def test_train_wraps_the_training_script() -> None:
@@ -226,3 +225,284 @@ def test_list_play_and_replay_work_without_the_training_extra(tmp_path) -> None:
     # eval still runs, without ratings, bar and chart
     ev = run("eval", "cahoots_coop", "random", "--games", "2", "-n", "2", "-o", "num_goals=3")
     assert ev.returncode == 0 and "win rate" in ev.stdout, ev.stderr
+
+
+# ---- one-line errors, --version, python -m, eval --field, bench, configs ---------------------------
+HAS_TRAIN_EXTRA = all(find_spec(m) is not None
+                      for m in ("yaml", "torch", "stable_baselines3", "sb3_contrib"))
+
+
+def run_main(capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str, str]:
+    code = cli.main(list(args))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def one_line_error(code: int, err: str, command: str, *expected: str) -> None:
+    assert code == 2, err
+    assert err.startswith(f"cahoots {command}: ") and err.count("\n") == 1, err
+    assert "Traceback" not in err
+    for text in expected:
+        assert text in err, (text, err)
+
+
+@pytest.mark.parametrize("args,expected", [
+    (["play", "kansas_cty"], ["error: unknown env 'kansas_cty'", "did you mean kansas_city?"]),
+    (["eval", "kansas_cty", "random"], ["error: unknown env", "did you mean kansas_city?"]),
+    (["play", "kansas_city", "-o", "hands"], ["error: -o hands", "-o key=value"]),
+    (["eval", "kansas_city", "random", "-o", "hands"], ["error: -o hands", "-o key=value"]),
+    (["eval", "kansas_city", "random", "-o", "hands=x"], ["error: option hands='x'"]),
+    (["eval", "kansas_city", "random", "random"], ["error: policy 'random' is given twice",
+                                                   "--field random"]),
+])
+def test_a_mistyped_command_is_one_line_not_a_traceback(capsys, args, expected) -> None:
+    one_line_error(*run_main(capsys, *args)[::2], args[0], *expected)
+
+
+def test_eval_logs_into_a_file_is_one_line(capsys, tmp_path) -> None:
+    afile = tmp_path / "taken.txt"
+    afile.write_text("x")
+    code, _, err = run_main(capsys, "eval", "kansas_city", "random", "--games", "1", "--logs",
+                            str(afile), "--no-progress")
+    one_line_error(code, err, "eval", str(afile))
+    assert afile.read_text() == "x"
+
+
+@pytest.mark.skipif(not HAS_TRAIN_EXTRA, reason="needs the train extra")
+def test_train_config_mistakes_are_one_line(capsys, tmp_path) -> None:
+    code, _, err = run_main(capsys, "train", "--config", str(tmp_path / "nope.yaml"))
+    one_line_error(code, err, "train", "error: no config file", "kansas_city")
+    code, _, err = run_main(capsys, "train", "--config", "kansas_cty")
+    one_line_error(code, err, "train", "did you mean kansas_city?")
+    code, _, err = run_main(capsys, "train", "--resume", str(tmp_path / "gone"),
+                            "--trust-checkpoint")
+    one_line_error(code, err, "train", "--resume", "no such folder")
+    typo = tmp_path / "typo.yaml"
+    typo.write_text((ROOT / "configs" / "kansas_city.yaml").read_text()
+                    .replace("n_steps:", "n_stepz:"))
+    code, _, err = run_main(capsys, "train", "--config", str(typo))
+    one_line_error(code, err, "train", "ppo.n_stepz", "did you mean ppo.n_steps?")
+
+
+def test_train_without_the_extra_says_how_to_install_it(capsys, monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "sb3_contrib", None)  # as if not installed
+    code, _, err = run_main(capsys, "train", "--config", "kansas_city")
+    one_line_error(code, err, "train", "sb3-contrib", 'pip install "cahoots-envs[train]"')
+
+
+def test_an_unexpected_error_keeps_its_traceback(monkeypatch) -> None:
+    def broken(args: Any) -> int:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(cli, "cmd_list", broken)
+    with pytest.raises(RuntimeError, match="a bug"):
+        cli.main(["list"])
+
+
+def test_version_and_python_m_cahoots_envs(capsys, monkeypatch) -> None:
+    import runpy
+
+    with pytest.raises(SystemExit) as done:
+        cli.main(["--version"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out.strip() == f"cahoots (cahoots-envs) {cahoots_envs.__version__}"
+    monkeypatch.setattr(sys, "argv", ["cahoots_envs", "--version"])
+    with pytest.raises(SystemExit) as done:
+        runpy.run_module("cahoots_envs", run_name="__main__")
+    assert done.value.code == 0
+    assert cahoots_envs.__version__ in capsys.readouterr().out
+
+
+def test_eval_puts_a_candidate_against_a_field(capsys, tmp_path) -> None:
+    path = tmp_path / "field.json"
+    code, out, err = run_main(capsys, "eval", "kansas_city", "heuristic", "--field", "random",
+                              "--games", "4", "-o", "hands=1", "--workers", "1", "--no-progress",
+                              "--json", str(path))
+    assert code == 0, err
+    assert "against 3 random" in out and "win rate" in out
+    data = json.loads(path.read_text())
+    assert data["field"] == "random"
+    assert {s["policy"]: s["seat_games"] for s in data["stats"]} == {"heuristic": 4, "random": 12}
+
+
+def test_bench_without_pettingzoo_classic_says_so(capsys, monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "pettingzoo.classic", None)  # as if not installed
+    code, out, err = run_main(capsys, "bench", "--", "--seconds", "0.01", "--rounds", "1",
+                              "--envs", "cahoots_coop_v0 (2p)")
+    assert code == 0
+    assert "cahoots_coop" in out and "nan" not in out and "ratio" not in out
+    assert "pettingzoo[classic] is not installed" in err and "cahoots-envs[bench]" in err
+    with pytest.raises(SystemExit):
+        cli.main(["bench", "--", "--help"])
+    help_text = capsys.readouterr().out
+    assert "--markdown" not in help_text and "--envs" in help_text
+
+
+def test_configs_ship_in_the_package_and_resolve_by_name() -> None:
+    from cahoots_envs.training.config import CONFIG_DIR, packaged_configs, resolve_config
+
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    assert '"configs/*.yaml"' in pyproject  # package data: the wheel carries them
+    assert CONFIG_DIR == Path(cahoots_envs.__file__).resolve().parent / "configs"
+    assert set(packaged_configs()) >= {spec.name for spec in builtin_games()}
+    for name in packaged_configs():
+        assert resolve_config(name) == CONFIG_DIR / f"{name}.yaml"
+        assert resolve_config(f"{name}.yaml") == CONFIG_DIR / f"{name}.yaml"
+        # the README's configs/<game>.yaml works in a checkout
+        assert (ROOT / "configs" / f"{name}.yaml").resolve() == CONFIG_DIR / f"{name}.yaml"
+
+
+@pytest.mark.skipif(find_spec("yaml") is None, reason="needs pyyaml (train extra)")
+def test_every_zoo_policy_records_a_command_whose_config_is_in_the_repository() -> None:
+    """Each zoo policy's training command names a config in this repository that, with the
+    command's overrides, is the recorded config."""
+    import shlex
+
+    from cahoots_envs.training.config import TrainConfig, from_dict, load_config, to_dict
+
+    for meta in cahoots_envs.list_policies():
+        training = meta["training"]
+        words = shlex.split(training["command"])
+        config_path = words[words.index("--config") + 1]
+        assert not Path(config_path).is_absolute() and (ROOT / config_path).is_file(), config_path
+        config = load_config(ROOT / config_path)
+        if "--total-timesteps" in words:
+            config.total_timesteps = int(words[words.index("--total-timesteps") + 1])
+        if "--seed" in words:
+            config.seed = int(words[words.index("--seed") + 1])
+        if "--no-progress" in words:
+            config.progress_bar = False
+        # a recorded config from before a key existed holds that key's default
+        assert to_dict(config) == to_dict(from_dict(TrainConfig, training["config"])), meta["spec"]
+
+
+# ---- game logs: written as the game goes, abandoned games, output paths, bounded input ------------
+class _StdinThenCtrlC:
+    """Standard input that gives these lines, then Ctrl-C."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = [line + "\n" for line in lines]
+
+    def readline(self, size: int = -1) -> str:
+        if not self.lines:
+            raise KeyboardInterrupt
+        return self.lines.pop(0)
+
+    def isatty(self) -> bool:
+        return False
+
+
+@pytest.mark.parametrize("how", ["quit", "end of input", "ctrl-c"])
+def test_a_game_left_in_play_leaves_a_log_that_replays_as_abandoned(capsys, monkeypatch, tmp_path,
+                                                                    how) -> None:
+    import io
+
+    moves, _ = plan_human_moves("cahoots_coop", 0, "heuristic", 2, {"num_players": 2})
+    typed = moves[:3] + (["quit"] if how == "quit" else [])
+    stdin = _StdinThenCtrlC(typed) if how == "ctrl-c" else io.StringIO("\n".join(typed) + "\n")
+    monkeypatch.setattr("sys.stdin", stdin)
+    log = tmp_path / "left.jsonl"
+    code, out, err = run_main(capsys, "play", "cahoots_coop", "-n", "2", "--seed", "2",
+                              "--log", str(log))
+    assert code == (130 if how == "ctrl-c" else 1), err
+    assert "abandoned at turn" in out
+    end = json.loads(log.read_text().splitlines()[-1])
+    assert end["type"] == "end" and end["abandoned"] is True and end["turns"] >= 3
+    code, out, err = run_main(capsys, "replay", str(log), "--quiet")
+    assert code == 0, err
+    assert f"abandoned at turn {end['turns']}" in out
+
+
+@pytest.mark.parametrize("where", ["a folder", "a missing folder", "a file as folder"])
+def test_play_checks_the_log_path_before_the_game(capsys, monkeypatch, tmp_path, where) -> None:
+    import io
+
+    (tmp_path / "afile").write_text("x")
+    path = {"a folder": tmp_path, "a missing folder": tmp_path / "no" / "g.jsonl",
+            "a file as folder": tmp_path / "afile" / "g.jsonl"}[where]
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    code, out, err = run_main(capsys, "play", "cahoots_coop", "-n", "2", "--seed", "2",
+                              "--log", str(path))
+    assert code == 2 and out == "", out  # nothing dealt, nothing shown
+    assert err.startswith("cahoots play: --log ") and err.count("\n") == 1, err
+    assert "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
+
+
+@pytest.mark.parametrize("args,expected", [
+    (["--json", "{tmp}"], "--json"),
+    (["--json", "{tmp}/no/r.json"], "does not exist"),
+    (["--png", "{tmp}/no/c.png"], "does not exist"),
+    (["--logs", "{tmp}/afile/logs"], "is a file, not a folder"),
+])
+def test_eval_checks_its_outputs_before_the_games(capsys, tmp_path, args, expected) -> None:
+    (tmp_path / "afile").write_text("x")
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    code, out, err = run_main(capsys, "eval", "cahoots_coop", "random", "-n", "2", "--games", "1",
+                              "--no-progress", *args)
+    assert code == 2 and out == "" and expected in err and err.count("\n") == 1, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
+
+
+def test_eval_png_without_matplotlib_fails_before_the_games(capsys, monkeypatch, tmp_path) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # importing it now fails
+    code, out, err = run_main(capsys, "eval", "cahoots_coop", "random", "-n", "2", "--games", "1",
+                              "--no-progress", "--png", str(tmp_path / "c.png"))
+    assert code == 2 and out == "" and "matplotlib" in err and err.count("\n") == 1, err
+
+
+def test_replay_of_a_log_cut_short_fails_unless_partial(capsys, tmp_path) -> None:
+    from cahoots_envs.gamelog import GameRecorder
+
+    env = cahoots_envs.make("cahoots_coop", num_players=2)
+    rec = GameRecorder(env, path=tmp_path / "cut.jsonl")
+    rec.reset(seed=4)
+    for _ in range(5):
+        rec.step(env.unwrapped.legal_actions()[0])
+    rec.close()  # no end record: the process died
+    code, _, err = run_main(capsys, "replay", str(tmp_path / "cut.jsonl"), "-q")
+    assert code == 1 and "no end record" in err and "--partial" in err
+    code, out, _ = run_main(capsys, "replay", str(tmp_path / "cut.jsonl"), "-q", "--partial")
+    assert code == 0 and "partial replay: 5 actions" in out
+
+
+def test_replay_names_the_line_and_field_of_a_malformed_log(capsys, tmp_path) -> None:
+    from cahoots_envs.gamelog import GameRecorder
+
+    env = cahoots_envs.make("cahoots_coop", num_players=2, num_goals=3)
+    rec = GameRecorder(env)
+    rec.reset(seed=4)
+    while not rec.done:
+        rec.step(env.unwrapped.legal_actions()[0])
+    lines = rec.log.lines()
+    bad = [lines[0], lines[1].replace('"seat": 0', '"seat": "0"'), *lines[2:]]
+    (tmp_path / "bad.jsonl").write_text("\n".join(bad) + "\n")
+    code, _, err = run_main(capsys, "replay", str(tmp_path / "bad.jsonl"))
+    assert code == 2 and err.count("\n") == 1, err
+    assert "bad.jsonl:2: action (turn 0): 'seat' must be a whole number" in err
+    (tmp_path / "nan.jsonl").write_text("\n".join([*lines[:-1], lines[-1].replace("[", "[NaN, ", 1)]))
+    code, _, err = run_main(capsys, "replay", str(tmp_path / "nan.jsonl"))
+    assert code == 2 and f"nan.jsonl:{len(lines)}: not JSON (NaN" in err
+
+
+def test_replay_of_dev_zero_returns_at_once(capsys) -> None:
+    import time
+
+    if not Path("/dev/zero").exists():
+        pytest.skip("no /dev/zero")
+    start = time.perf_counter()
+    code, _, err = run_main(capsys, "replay", "/dev/zero")
+    assert code == 2 and "line longer than" in err
+    assert time.perf_counter() - start < 10
+
+
+def test_a_very_long_typed_line_is_refused_without_echo(capsys, monkeypatch) -> None:
+    import io
+
+    from cahoots_envs.cli.play import MAX_INPUT_LINE
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("x" * (20 * 1024 * 1024) + "\nview\nquit\n"))
+    code, out, _ = run_main(capsys, "play", "cahoots_coop", "-n", "2", "--seed", "2")
+    assert code == 1
+    assert f"line too long (max {MAX_INPUT_LINE} characters)" in out
+    assert len(out) < 20_000 and "you left the game" in out

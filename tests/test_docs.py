@@ -28,3 +28,21 @@ def test_readme_has_the_two_commands_and_ci_runs_the_test_command() -> None:
 def test_readme_links_every_doc_page() -> None:
     for link in re.findall(r"\(docs/(\w+)\.md\)", README):
         assert (ROOT / "docs" / f"{link}.md").exists(), link
+
+
+def test_every_console_block_has_a_transcript_marker() -> None:
+    """docs/transcripts.py regenerates the ```console blocks; each says how (not run here)."""
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location("transcripts", ROOT / "docs" / "transcripts.py")
+    assert spec and spec.loader
+    transcripts = importlib.util.module_from_spec(spec)
+    sys.modules["transcripts"] = transcripts  # dataclasses look their module up there
+    spec.loader.exec_module(transcripts)
+    for path in transcripts.DOCS:
+        text = (ROOT / path).read_text()
+        blocks = transcripts.find_blocks(path, text)  # raises on a block without a valid marker
+        assert len(blocks) == text.count("```console"), path
+        for block in blocks:
+            assert block.manual or block.commands, f"{path}:{block.line}"

@@ -95,3 +95,96 @@ def test_texas_euchre_scores_are_marked_lower_is_better() -> None:
                             options={"num_players": 3, "target_score": 20})
     assert result.lower_score_is_better
     assert "low=good" in result.table()
+
+
+# ---- shared wins, candidates against a field, policy objects, full labels --------------------------
+def test_a_shared_win_counts_one_over_k_as_in_training() -> None:
+    """A k-way shared win counts 1/k (a full tie 1/N), the count of training/matches.py and
+    training/strength.py, so a game's shares add up to 1."""
+    from cahoots_envs.core.driver import win_shares
+    from cahoots_envs.evaluation import GameResult, summarise
+
+    assert win_shares([0.5, 0.5, -0.5, -0.5]) == [0.5, 0.5, 0.0, 0.0]
+    assert win_shares([0.0, 0.0, 0.0, 0.0]) == [0.25] * 4
+    assert win_shares([1.0, -1 / 3, -1 / 3, -1 / 3]) == [1.0, 0.0, 0.0, 0.0]
+    games = [
+        GameResult(0, 0, ["a", "b", "b", "b"], [9.0, 9.0, 1.0, 1.0], [0.5, 0.5, -0.5, -0.5], 1),
+        GameResult(1, 0, ["b", "a", "b", "b"], [5.0, 5.0, 5.0, 5.0], [0.0, 0.0, 0.0, 0.0], 1),
+        GameResult(2, 0, ["b", "b", "a", "b"], [1.0, 1.0, 9.0, 1.0], [-1 / 3, -1 / 3, 1.0, -1 / 3], 1),
+    ]
+    result = summarise("kansas_city", {"hands": 1}, ["a", "b"], 0, games)
+    by = {s.policy: s for s in result.stats}
+    assert by["a"].wins == pytest.approx(0.5 + 0.25 + 1.0)
+    assert by["b"].wins == pytest.approx(0.5 + 0.75)
+    assert by["a"].wins + by["b"].wins == pytest.approx(len(games))
+    assert by["a"].win_rate == pytest.approx(1.75 / 3)
+
+
+def test_a_candidate_plays_one_seat_against_a_field() -> None:
+    """field=SPEC: the candidate in one seat (rotated), the field in every other seat; its win
+    rate is its win share against N-1 copies of the field."""
+    result = run_tournament("kansas_city", ["heuristic"], num_games=8, seed=0,
+                            options={"hands": 1}, field="random")
+    for g in result.games:
+        assert g.lineup == ["heuristic" if s == g.game % 4 else "random" for s in range(4)]
+    by = {s.policy: s for s in result.stats}
+    assert (by["heuristic"].seat_games, by["random"].seat_games) == (8, 24)
+    assert by["heuristic"].wins + by["random"].wins == pytest.approx(8)
+    assert result.field_policy == "random" and result.to_dict()["field"] == "random"
+    assert "against 3 random" in result.table()
+    # the same spec as candidate and field: self-play, the field numbered apart
+    mirror = run_tournament("kansas_city", ["random"], num_games=4, options={"hands": 1},
+                            field="random")
+    assert mirror.policies == ["random", "random#2"]
+    two = run_tournament("kansas_city", ["heuristic", "random"], num_games=16,
+                         options={"hands": 1}, field="random")
+    seats = Counter((g.lineup.index(p), p) for g in two.games for p in ("heuristic",)
+                    if p in g.lineup)
+    assert sorted(seats.values()) == [2, 2, 2, 2]
+    with pytest.raises(ValueError, match="cooperative"):
+        run_tournament("cahoots_coop", ["heuristic"], num_games=2, field="random")
+
+
+def test_repeated_specs_are_refused_not_merged() -> None:
+    with pytest.raises(ValueError, match="given twice.*field"):
+        run_tournament("kansas_city", ["heuristic", "random", "random", "random"], num_games=4)
+
+
+def test_policy_objects_play_labelled_by_name_and_numbered() -> None:
+    import cahoots_envs
+
+    def bot(seed: int) -> object:
+        return cahoots_envs.load_policy("heuristic", "kansas_city", {"hands": 1}, seed=seed)
+
+    class Nameless:
+        def __init__(self) -> None:
+            self.inner = cahoots_envs.load_policy("random", "kansas_city", {"hands": 1})
+
+        def act(self, observation, action_mask) -> int:
+            return self.inner.act(observation, action_mask)
+
+    kwargs = {"num_games": 4, "seed": 3, "options": {"hands": 1}}
+    one = run_tournament("kansas_city", [bot(1), bot(2), "random"], workers=1, **kwargs)
+    two = run_tournament("kansas_city", [bot(1), bot(2), "random"], workers=2, **kwargs)
+    assert one.policies == ["heuristic", "heuristic#2", "random"]
+    assert one.to_json(include_games=True) == two.to_json(include_games=True)
+    odd = run_tournament("kansas_city", [Nameless()], num_games=1, options={"hands": 1},
+                         field="random")
+    assert odd.policies[0].startswith("<") and "Nameless" in odd.policies[0]
+    with pytest.raises(TypeError, match="act"):
+        run_tournament("kansas_city", [42], num_games=1)
+
+
+def test_tables_show_full_labels_within_80_columns() -> None:
+    import cahoots_envs
+
+    long = "kansas_city-v0__maskableppo__0__20261129-143050"
+    bot = cahoots_envs.load_policy("random", "kansas_city", {"hands": 1})
+    bot.name = long
+    result = run_tournament("kansas_city", [bot, "heuristic"], num_games=4,
+                            options={"hands": 1})
+    table = result.table()
+    assert long in table.splitlines()  # on a line of its own, whole, above its row
+    assert "heuristic" in table and "…" not in table
+    assert max(len(line) for line in table.splitlines()) <= 80
+    assert result.labels()[long] == long

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from safetensors import numpy as st_numpy
+from safetensors import safe_open
 
 import cahoots_envs
 from cahoots_envs import IncompatiblePolicyError
@@ -23,7 +25,6 @@ from cahoots_envs.policies import (
     list_policies,
     load_policy,
     read_metadata,
-    safetensors_io,
     save_policy,
 )
 from cahoots_envs.policies.envinfo import env_info
@@ -127,23 +128,18 @@ def test_round_trip_gives_identical_actions(tmp_path: Path) -> None:
 
 
 def test_format_is_standard_safetensors(tmp_path: Path) -> None:
-    st = pytest.importorskip("safetensors.numpy")
     policy = random_mlp(KC)
     save_policy(policy, tmp_path / "p.safetensors", KC)
-    tensors = st.load_file(str(tmp_path / "p.safetensors"))
+    tensors = st_numpy.load_file(str(tmp_path / "p.safetensors"))
     assert set(tensors) == {"layers.0.weight", "layers.0.bias", "layers.1.weight", "layers.1.bias"}
-    # and a file written by the library reads back here
-    st.save_file({"a": np.arange(6, dtype=np.float32).reshape(2, 3)}, str(tmp_path / "lib.safetensors"),
-                 metadata={"k": "v"})
-    tensors, meta = safetensors_io.read(tmp_path / "lib.safetensors")
-    assert meta == {"k": "v"} and tensors["a"].tolist() == [[0, 1, 2], [3, 4, 5]]
 
 
 def _rewrite_metadata(src: Path, dst: Path, **changes) -> None:
-    tensors, raw = safetensors_io.read(src)
-    meta = json.loads(raw[METADATA_KEY])
+    with safe_open(str(src), framework="np") as f:
+        tensors = {k: f.get_tensor(k) for k in f.keys()}  # noqa: SIM118
+        meta = json.loads(f.metadata()[METADATA_KEY])
     meta.update(changes)
-    safetensors_io.write(dst, tensors, {METADATA_KEY: json.dumps(meta)})
+    st_numpy.save_file(tensors, str(dst), metadata={METADATA_KEY: json.dumps(meta)})
 
 
 @pytest.fixture
@@ -160,10 +156,10 @@ def test_wrong_env_is_refused(saved: Path) -> None:
             load_policy(str(saved), other)
     with pytest.raises(IncompatiblePolicyError, match="num_players=4 in the policy but num_players=5"):
         load_policy(str(saved), KC, {"num_players": 5})
-    with pytest.raises(IncompatiblePolicyError, match="option hands"):
-        load_policy(str(saved), KC, {"hands": 2})
-    # reward and render mode do not change what a seat sees or may do
-    load_policy(str(saved), KC, {"reward_mode": "points"})
+    # hands is a setting a policy may play across (tests/test_policy_options.py); reward and
+    # render mode do not change what a seat sees or may do
+    assert load_policy(str(saved), KC, {"hands": 2}).option_differences == {"hands": (3, 2)}
+    assert load_policy(str(saved), KC, {"reward_mode": "points"}).option_differences == {}
 
 
 def test_wrong_fingerprint_version_and_action_count(saved: Path, tmp_path: Path) -> None:
@@ -204,13 +200,170 @@ def test_garbage_and_foreign_files(tmp_path: Path) -> None:
     with pytest.raises(PolicyFileError, match="not JSON"):
         load_policy(str(junk), KC)
     plain = tmp_path / "plain.safetensors"
-    safetensors_io.write(plain, {"w": np.zeros(2, np.float32)}, {})
+    st_numpy.save_file({"w": np.zeros(2, np.float32)}, str(plain))
     with pytest.raises(PolicyFileError, match="without cahoots policy metadata"):
         load_policy(str(plain), KC)
     with pytest.raises(ValueError, match="not 'random', 'heuristic'"):
         load_policy(str(tmp_path / "missing.safetensors"), KC)
     with pytest.raises(ValueError, match="no zoo policy 'nope'"):
         load_policy("zoo:nope", KC)
+
+
+def _raw_parts(path: Path) -> tuple[dict, bytes]:
+    data = path.read_bytes()
+    size = int.from_bytes(data[:8], "little")
+    return json.loads(data[8 : 8 + size]), data[8 + size :]
+
+
+def _write_raw(path: Path, header: object, body: bytes, header_text: bytes | None = None) -> None:
+    text = json.dumps(header).encode() if header_text is None else header_text
+    path.write_bytes(len(text).to_bytes(8, "little") + text + body)
+
+
+def _malformed(saved: Path, bad: Path, kind: str) -> None:
+    """Write to ``bad`` a copy of the policy file ``saved`` spoilt in one way."""
+    header, body = _raw_parts(saved)
+    first = next(k for k in sorted(header) if k != "__metadata__")
+    entry = header[first]
+    begin, end = entry["data_offsets"]
+    if kind == "trailing bytes":
+        _write_raw(bad, header, body + b"\0" * 8)
+    elif kind == "truncated body":
+        _write_raw(bad, header, body[:-4])
+    elif kind == "overlapping ranges":
+        header[first]["data_offsets"] = [begin, end]
+        other = next(k for k in sorted(header) if k not in ("__metadata__", first))
+        header[other]["data_offsets"] = [begin, begin + header[other]["data_offsets"][1]
+                                         - header[other]["data_offsets"][0]]
+        _write_raw(bad, header, body)
+    elif kind == "float dimension":
+        entry["shape"] = [float(s) for s in entry["shape"]]
+        _write_raw(bad, header, body)
+    elif kind == "negative offset":
+        entry["data_offsets"] = [-4, end]
+        _write_raw(bad, header, body)
+    elif kind == "shape and bytes disagree":
+        entry["shape"] = [entry["shape"][0] + 1, *entry["shape"][1:]]
+        _write_raw(bad, header, body)
+    elif kind == "unknown dtype":
+        entry["dtype"] = "Q7"
+        _write_raw(bad, header, body)
+    elif kind == "bf16 dtype":
+        entry["dtype"] = "BF16"
+        _write_raw(bad, header, body)
+    elif kind == "integer weights":
+        n = int(np.prod(entry["shape"]))
+        entry["dtype"] = "I32" if (end - begin) == 4 * n else "I16"
+        _write_raw(bad, header, body)
+    elif kind == "header is a list":
+        _write_raw(bad, [header], body)
+    elif kind == "deeply nested header":
+        _write_raw(bad, None, body, b"[" * 100_000 + b"]" * 100_000)
+    elif kind == "metadata value not a string":
+        header["__metadata__"]["extra"] = 5
+        _write_raw(bad, header, body)
+    elif kind == "policy metadata not JSON":
+        header["__metadata__"][METADATA_KEY] = "{not json"
+        _write_raw(bad, header, body)
+    elif kind == "policy metadata not an object":
+        header["__metadata__"][METADATA_KEY] = "[1, 2]"
+        _write_raw(bad, header, body)
+    elif kind == "architecture missing":
+        meta = json.loads(header["__metadata__"][METADATA_KEY])
+        del meta["architecture"]
+        header["__metadata__"][METADATA_KEY] = json.dumps(meta)
+        _write_raw(bad, header, body)
+    elif kind == "layer sizes not ints":
+        meta = json.loads(header["__metadata__"][METADATA_KEY])
+        meta["architecture"]["layer_sizes"] = {"a": 1}
+        header["__metadata__"][METADATA_KEY] = json.dumps(meta)
+        _write_raw(bad, header, body)
+    elif kind == "header length past the end":
+        bad.write_bytes((10**6).to_bytes(8, "little") + b"{}")
+    elif kind == "huge header length":
+        bad.write_bytes((2**63).to_bytes(8, "little") + b"{}")
+    elif kind == "header not utf-8":
+        _write_raw(bad, None, body, b'{"\xff\xfe": 1}')
+    else:
+        raise AssertionError(kind)
+
+
+MALFORMED = ["trailing bytes", "truncated body", "overlapping ranges", "float dimension",
+             "negative offset", "shape and bytes disagree", "unknown dtype", "bf16 dtype",
+             "integer weights", "header is a list", "deeply nested header",
+             "metadata value not a string", "policy metadata not JSON",
+             "policy metadata not an object", "architecture missing", "layer sizes not ints",
+             "header length past the end", "huge header length", "header not utf-8"]
+
+
+@pytest.mark.parametrize("kind", MALFORMED)
+def test_malformed_files_raise_policy_file_error_naming_the_file(
+        saved: Path, tmp_path: Path, kind: str) -> None:
+    bad = tmp_path / "bad.safetensors"
+    _malformed(saved, bad, kind)
+    for load in (lambda: load_policy(str(bad), KC), lambda: load_policy(str(bad), None)):
+        with pytest.raises(PolicyFileError) as err:
+            load()
+        assert str(bad) in str(err.value), err.value
+
+
+def test_non_finite_weights_are_refused_at_save_and_load(saved: Path, tmp_path: Path) -> None:
+    policy = random_mlp(KC)
+    policy.layers[1][1][3] = np.nan
+    with pytest.raises(PolicyFileError, match=r"nan\.safetensors.*layers\.1\.bias.*NaN"):
+        save_policy(policy, tmp_path / "nan.safetensors", KC)
+    assert not (tmp_path / "nan.safetensors").exists() and not (tmp_path / "nan.json").exists()
+    big = random_mlp(KC)
+    big.layers[0][0][0, 0] = 1e6  # fine in float32, inf in float16
+    save_policy(big, tmp_path / "big32.safetensors", KC)
+    with pytest.raises(PolicyFileError, match=r"big16\.safetensors.*layers\.0\.weight.*inf"):
+        save_policy(big, tmp_path / "big16.safetensors", KC, weights_dtype="float16")
+    # a file with non-finite weights written by other means
+    with safe_open(str(saved), framework="np") as f:
+        tensors = {k: f.get_tensor(k) for k in f.keys()}  # noqa: SIM118
+        metadata = f.metadata()
+    for value in (np.nan, np.inf, -np.inf):
+        spoilt = dict(tensors, **{"layers.0.weight": tensors["layers.0.weight"].copy()})
+        spoilt["layers.0.weight"][2, 5] = value
+        bad = tmp_path / "spoilt.safetensors"
+        st_numpy.save_file(spoilt, str(bad), metadata=metadata)
+        with pytest.raises(PolicyFileError, match=r"spoilt\.safetensors.*layers\.0\.weight"):
+            load_policy(str(bad), KC)
+
+
+def test_reading_does_not_hold_the_file_twice(tmp_path: Path) -> None:
+    import tracemalloc
+
+    from cahoots_envs.policies.saved import read_policy_file
+
+    path = tmp_path / "wide.safetensors"
+    save_policy(random_mlp(KC, hidden=(1024, 1024)), path, KC)
+    size = path.stat().st_size
+    assert size > 5_000_000
+    tracemalloc.start()
+    try:
+        tensors, _ = read_policy_file(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert sum(t.nbytes for t in tensors.values()) > 0.95 * size
+    assert peak < 1.3 * size, f"peak {peak / size:.2f}x the file size"
+
+
+@pytest.mark.parametrize("name", ["../../x", "/abs/x", "a/b", "..", "", "kansas_city.json",
+                                  "a\\b", "./kansas_city"])
+def test_zoo_names_are_plain(tmp_path: Path, name: str) -> None:
+    outside = tmp_path / "x.safetensors"
+    save_policy(random_mlp(KC), outside, KC)
+    if name == "/abs/x":
+        name = str(tmp_path / "x")  # today's escape: an absolute path after zoo:
+    elif name == "../../x":
+        zoo = Path(cahoots_envs.__file__).parent / "policies" / "zoo"
+        name = str(Path("../" * len(zoo.parts)) / str(tmp_path / "x").lstrip("/"))
+    with pytest.raises(ValueError, match="zoo entries: zoo:") as err:
+        load_policy(f"zoo:{name}", KC)
+    assert "plain name" in str(err.value) or "no zoo policy" in str(err.value)
+    assert "zoo:kansas_city" in str(err.value)
 
 
 def test_pickles_are_refused(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ import copy
 import random
 import warnings
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -257,6 +258,137 @@ def test_copies_are_independent(case: tuple[str, dict], how: str) -> None:
     assert snapshot(env) == snapshot(twin2)
 
 
+def test_copies_continue_the_env_stream_after_an_unseeded_reset(case: tuple[str, dict]) -> None:
+    """The game draws from the env's own generator (later hands, random point splits), and an
+    unseeded reset continues that stream: the original, its clone and its deepcopy, played the
+    same way (to the end, mostly) and reset without a seed, deal the same game and play on
+    identically. Once the AEC loop is over, step() is an error."""
+    game, opts = case
+    env = make_env(game, **opts)
+    env.reset(seed=21)
+    random_play(env, np.random.default_rng(21), 5)
+    envs = [env, env.unwrapped.clone(), copy.deepcopy(env)]
+    for e in envs:
+        # long enough to pass a hand's end in every multi-hand game (a cahoots_coop game, long
+        # and with no chance after its deal, may stop short: the comparison holds all the same)
+        random_play(e, np.random.default_rng(9), 250)
+        if e.unwrapped.game.is_over:
+            with pytest.raises(ValueError, match="only valid action is None"):
+                e.step(0)  # a dead agent
+            while e.agents:
+                e.step(None)
+            with pytest.raises(IllegalActionError, match="every agent has left the loop"):
+                e.step(None)
+        e.reset()
+    assert snapshot(envs[1]) == snapshot(env) and snapshot(envs[2]) == snapshot(env)
+    assert envs[1].unwrapped.game.deals == env.unwrapped.game.deals == envs[2].unwrapped.game.deals
+    for e in envs:
+        random_play(e, np.random.default_rng(10), 40)
+    assert snapshot(envs[1]) == snapshot(env) and snapshot(envs[2]) == snapshot(env)
+
+
+ACCEPTED_ACTIONS: list[Callable[[int], Any]] = [
+    int, np.int64, np.int32, np.int16, np.uint16, np.intp, np.array,
+    lambda a: np.array(a, np.int16), lambda a: np.array(a, np.uint32),
+]
+REFUSED_ACTIONS: list[Callable[[int], Any]] = [
+    float, np.float64, np.float32, lambda a: np.array(a, np.float64), str, lambda a: [a],
+    lambda a: (a,), lambda a: np.array([a]), lambda a: np.array([[a]]), complex, bytes,
+    lambda a: bool(a), lambda a: np.bool_(a), lambda a: np.array(bool(a)), lambda a: {a: a},
+    lambda a: object(), lambda a: slice(a),
+]
+
+
+@pytest.mark.parametrize("protected", [False, True])
+def test_step_accepts_what_discrete_contains_accepts(case: tuple[str, dict],
+                                                     protected: bool) -> None:
+    """Python ints, numpy integer scalars and 0-d integer arrays play; bools, floats, strings,
+    lists and other types raise ``IllegalActionError`` saying what is accepted (in the protected
+    env too: a wrong type is an error, not an illegal move) and change nothing."""
+    game, opts = case
+    env = make_env(game, protected=protected, **opts)
+    env.reset(seed=12)
+    space = env.action_space(env.agent_selection)
+    rng = np.random.default_rng(12)
+    for _ in range(3):
+        random_play(env, rng, int(rng.integers(0, 6)))
+        if env.game.is_over:
+            break
+        legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
+        action = int(legal[-1])
+        before = snapshot(env)
+        for make in REFUSED_ACTIONS:
+            bad = make(action)
+            assert isinstance(bad, (bool, np.bool_)) or not space.contains(bad)
+            with pytest.raises(IllegalActionError, match="Python int, a numpy integer or a 0-d"):
+                env.step(bad)
+            assert snapshot(env) == before
+        reference = env.unwrapped.clone()
+        reference.step(action)
+        for make in ACCEPTED_ACTIONS:
+            good = make(action)
+            assert space.contains(good)
+            twin = env.unwrapped.clone()
+            twin.step(good)
+            assert snapshot(twin) == snapshot(reference)
+        env.step(action)
+
+
+def test_bad_calls_raise_clear_errors_and_change_nothing(case: tuple[str, dict]) -> None:
+    """An unknown agent, reset options that are not a mapping and a bad seed are ``ValueError``s
+    that say what is accepted; ``action_to_str`` refuses ids out of range (env and game)."""
+    game, opts = case
+    env = make_env(game, **opts)
+    env.reset(seed=3)
+    random_play(env, np.random.default_rng(3), 4)
+    before = snapshot(env)
+    for agent in ["player_99", "nobody", 0, None, ["player_0"]]:
+        with pytest.raises(ValueError, match=f"unknown agent.*{env.possible_agents[-1]}"):
+            env.observe(agent)
+        if agent is not None:  # action_mask(None) is the mask of the agent to move
+            with pytest.raises(ValueError, match="unknown agent"):
+                env.unwrapped.action_mask(agent)
+    for options in [5, "deal", ["deal"], 1.5]:
+        with pytest.raises(ValueError, match="options"):
+            env.reset(options=options)
+    for seed in [1.5, "x", -1, [0.5]]:
+        with pytest.raises(ValueError, match="seed"):
+            env.reset(seed=seed)
+    assert snapshot(env) == before
+    n = env.unwrapped.num_actions
+    for bad in [-1, -n, n, n + 1, 10**9, True, 2.0, "3"]:
+        with pytest.raises(ValueError):
+            env.unwrapped.action_to_str(bad)
+        if isinstance(bad, int) and not isinstance(bad, bool):
+            with pytest.raises(ValueError):
+                env.unwrapped.game.action_to_str(bad)
+    assert snapshot(env) == before
+
+
+def test_illegal_action_messages_are_bounded(case: tuple[str, dict]) -> None:
+    """At most ``LEGAL_SHOWN`` legal moves are listed, then their count."""
+    from cahoots_envs.core.game import LEGAL_SHOWN
+
+    game, opts = case
+    env = make_env(game, protected=False, **opts)
+    env.reset(seed=8)
+    rng = np.random.default_rng(8)
+    while not env.game.is_over:
+        legal = env.legal_actions()
+        for bad in (-1, "x" * 10**6):
+            with pytest.raises(IllegalActionError) as err:
+                env.step(bad)
+            assert len(str(err.value)) < 1500
+        if len(legal) > LEGAL_SHOWN:
+            assert f"and {len(legal) - LEGAL_SHOWN} more; {len(legal)} legal moves" in str(err.value)
+        with pytest.raises(ValueError, match="not a legal action") as err:
+            env.unwrapped.str_to_action("y" * 10**6)
+        assert len(str(err.value)) < 1500
+        if rng.random() < 0.3:
+            break
+        env.step(int(rng.choice(legal)))
+
+
 def test_illegal_action_raw_env_raises_and_changes_nothing(case: tuple[str, dict]) -> None:
     game, opts = case
     env = make_env(game, protected=False, **opts)
@@ -304,6 +436,12 @@ def test_use_before_reset_is_an_error(case: tuple[str, dict]) -> None:
         env.step(0)
     with pytest.raises(EnvNotResetError):
         env.observe(env.possible_agents[0])
+    with pytest.raises(EnvNotResetError):
+        env.last()
+    with pytest.raises(EnvNotResetError):
+        env.agent_iter()
+    with pytest.raises(EnvNotResetError):
+        env.unwrapped.action_to_str(0)
 
 
 def test_bad_options(case: tuple[str, dict]) -> None:
@@ -388,7 +526,7 @@ def test_doc_page_carries_generated_tables(game: str) -> None:
     page has every section; a built-in game's copy in docs/ (linked from the README) matches."""
     from pathlib import Path
 
-    from cahoots_envs.docs import fill_tables, options_table, tables
+    from cahoots_envs.docs import fill_tables, options_table, spaces_rows, tables
 
     spec = cahoots_envs.game_spec(game)
     source = spec.doc_page.read_text()
@@ -399,6 +537,19 @@ def test_doc_page_carries_generated_tables(game: str) -> None:
     assert spec.layout(options).markdown_table() in doc
     assert options_table(spec) in doc and "`render_mode`" in options_table(spec)
     assert set(tables(spec)) == {"options-table", "observation-table"}
+    # the header's actions / observation rows (<!-- spaces -->) are the env's own spaces
+    rows = spaces_rows(spec)
+    assert rows["actions"] in doc and rows["observation"] in doc
+    for n in spec.rules.PLAYER_COUNTS:
+        env = cahoots_envs.make(game, num_players=n)
+        agent = env.possible_agents[0]
+        size = env.observation_space(agent)["observation"].shape[0]
+        actions = env.action_space(agent).n
+        if n == spec.rules.DEFAULT_PLAYERS:
+            assert f"`Box({size},)` float32 with {n} player" in rows["observation"]
+            assert f"`Discrete({actions})`" in rows["actions"]
+        else:
+            assert str(size) in rows["observation"] and str(actions) in rows["actions"]
     for heading in ("Rules", "Options", "Observation", "Actions", "Rewards", "Version history"):
         assert heading in doc, f"{game} doc page lacks a {heading} section"
     if spec in builtin_games():
@@ -425,3 +576,19 @@ def test_result_reports_a_finished_game_after_the_loop(case: tuple[str, dict]) -
     assert result["agents"] == env.possible_agents and len(result["scores"]) == n
     assert result["winners"] == [s for s in range(n) if result["outcome"][s] > 0]
     assert result["ended_by"] == "rules"
+
+
+def test_info_score_is_a_float_in_every_game(case: tuple[str, dict]) -> None:
+    """``infos[agent]["score"]`` has one type everywhere: a Python float (some games count their
+    points in ints)."""
+    game, opts = case
+    env = make_env(game, **opts)
+    env.reset(seed=4)
+    rng = np.random.default_rng(4)
+    while env.agents:
+        for agent in env.agents:
+            assert type(env.infos[agent]["score"]) is float, (agent, env.infos[agent])
+        if env.terminations[env.agent_selection] or env.truncations[env.agent_selection]:
+            env.step(None)
+        else:
+            env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))

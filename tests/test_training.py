@@ -108,6 +108,9 @@ def test_train_script_smoke(env_id: str, tmp_path: Path) -> None:
     policy = cahoots_envs.load_policy(str(run_dir / "policy.safetensors"), env_id)
     assert policy.metadata["env_id"] == env_id
     assert "win" in out.stdout
+    snapshots = sorted((run_dir / "checkpoints" / "snapshots").glob("*.safetensors"))
+    assert snapshots and all(s.with_suffix(".json").is_file() for s in snapshots)
+    cahoots_envs.load_policy(str(snapshots[-1]), env_id)  # a learning trajectory can be evaluated
     strength = subprocess.run(
         [sys.executable, str(ROOT / "training" / "strength.py"), str(run_dir / "policy.safetensors"),
          "--games", "8"], capture_output=True, text=True, timeout=300, check=False)
@@ -118,7 +121,7 @@ def test_train_script_smoke(env_id: str, tmp_path: Path) -> None:
         cfg = yaml.safe_load((run_dir / "config.yaml").read_text())
         cfg["total_timesteps"] = 512
         (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg))
-        again = run_train("--resume", str(run_dir), cwd=tmp_path)
+        again = run_train("--resume", str(run_dir), "--trust-checkpoint", cwd=tmp_path)
         assert again.returncode == 0, again.stderr[-3000:]
         assert "resuming" in again.stdout
         state = json.loads((run_dir / "checkpoints" / "state.json").read_text())
@@ -148,3 +151,56 @@ def test_demonstrations_and_behaviour_cloning(reward_mode: str) -> None:
     stats = behaviour_clone(model.policy, demos, epochs=3, batch_size=64, log=lambda m: None)
     assert 0 <= stats["accuracy"] <= 1 and stats["nll"] > 0
     assert MLPPolicy.from_sb3(model.policy).act_batch(demos.observations[:5], demos.masks[:5]).shape == (5,)
+
+
+def test_resume_needs_trust_checkpoint(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--resume unpickles checkpoints/model.zip: refused without an explicit --trust-checkpoint,
+    before anything is read from the run folder."""
+    from cahoots_envs.training.train import main
+
+    run_dir = tmp_path / "run"
+    (run_dir / "checkpoints").mkdir(parents=True)
+    (run_dir / "checkpoints" / "model.zip").write_bytes(b"PK\x03\x04 not to be opened")
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--resume", str(run_dir)])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "--trust-checkpoint" in err and "pickle" in err and "model.zip" in err
+
+
+def test_snapshots_load_as_policies(tmp_path: Path) -> None:
+    from cahoots_envs.policies import MLPPolicy, read_metadata
+    from cahoots_envs.training.train import load_snapshots, save_snapshot
+
+    env_id = "cahoots_envs/kansas_city-v0"
+    config = from_dict(TrainConfig, {"env_id": env_id, "env_options": {"hands": 2}, "seed": 3})
+    info = env_info(env_id, {"hands": 2})
+    rng = np.random.default_rng(0)
+    snap = MLPPolicy([(rng.normal(size=(8, info.layout.size)).astype(np.float32), np.zeros(8, np.float32)),
+                      (rng.normal(size=(info.num_actions, 8)).astype(np.float32),
+                       np.zeros(info.num_actions, np.float32))])
+    snap.name = "snapshot_640"
+    run_dir = tmp_path / "runs" / "kc_run"
+    save_snapshot(run_dir, snap, config, 640)
+    path = run_dir / "checkpoints" / "snapshots" / "snapshot_640.safetensors"
+    meta = json.loads(path.with_suffix(".json").read_text())
+    assert meta == read_metadata(path)
+    assert meta["training"]["timesteps"] == 640 and meta["training"]["run"] == "kc_run"
+    assert meta["game_options"]["hands"] == 2
+    policy = cahoots_envs.load_policy(str(path), env_id, {"hands": 2})
+    env = cahoots_envs.make(env_id, hands=2)
+    env.reset(seed=0)
+    obs = env.observe(env.agent_selection)
+    assert policy.act(obs["observation"], obs["action_mask"]) == snap.act(obs["observation"],
+                                                                          obs["action_mask"])
+    assert cahoots_envs.load_policy(str(path), None).metadata["env_id"] == env_id
+    # --resume reads them back, and still reads snapshots from before they carried metadata
+    from safetensors.numpy import save_file
+
+    save_file(snap.tensors(), str(path.with_name("snapshot_320.safetensors")),
+              metadata={"architecture": json.dumps(snap.architecture())})
+    back = load_snapshots(run_dir, ["snapshot_320", "snapshot_640"])
+    assert [s.name for s in back] == ["snapshot_320", "snapshot_640"]
+    for s in back:
+        assert s.act(obs["observation"], obs["action_mask"]) == snap.act(obs["observation"],
+                                                                          obs["action_mask"])

@@ -1,10 +1,11 @@
 """The ``cahoots`` command: list, play, eval, train, bench and replay.
 
 Installed as a console script (``cahoots = "cahoots_envs.cli:main"``); also runs as
-``python -m cahoots_envs.cli``. ``list``, ``play`` and ``replay`` need numpy, gymnasium and
-pettingzoo only; ``eval`` needs ``openskill``, ``tqdm`` and ``matplotlib`` for ratings, the
-progress bar and the chart (all in the ``train`` extra) and works without them; ``train`` needs
-the ``train`` extra.
+``python -m cahoots_envs`` (or ``python -m cahoots_envs.cli``). ``list``, ``play`` and
+``replay`` need numpy, gymnasium and pettingzoo only; ``eval`` needs ``openskill``, ``tqdm`` and
+``matplotlib`` for ratings, the progress bar and the chart (all in the ``train`` extra) and works
+without them; ``train`` needs the ``train`` extra. A user's mistake (``UsageError``, a bad config,
+an unreadable policy file) is one line on stderr with exit status 2; a bug keeps its traceback.
 """
 
 from __future__ import annotations
@@ -18,6 +19,21 @@ from pathlib import Path
 from typing import Any
 
 PROG = "cahoots"
+
+
+class UsageError(ValueError):
+    """A mistake on the command line: ``main`` prints it as one line, ``cahoots <command>:
+    error: <what is wrong>; <what would be right>``, and exits with status 2."""
+
+
+def _expected_errors() -> tuple[type[BaseException], ...]:
+    """The errors a user's input can cause, printed as one line by ``main``; anything else is a
+    bug and keeps its traceback."""
+    from cahoots_envs.errors import IncompatiblePolicyError
+    from cahoots_envs.policies.saved import PolicyFileError
+    from cahoots_envs.training.config import ConfigError
+
+    return (UsageError, ConfigError, PolicyFileError, IncompatiblePolicyError)
 
 
 class _Formatter(argparse.RawDescriptionHelpFormatter):
@@ -55,12 +71,33 @@ def parse_options(pairs: Sequence[str] | None, players: int | None = None) -> di
     options: dict[str, Any] = {}
     for pair in pairs or ():
         key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise ValueError(f"options are written key=value, e.g. -o hands=1; got {pair!r}")
+        if not sep or not key.strip():
+            raise UsageError(f"-o {pair}: an option needs a name and a value; write -o key=value, "
+                             "e.g. -o hands=1 ('cahoots list' shows each game's options)")
         options[key.strip()] = parse_value(value)
     if players is not None:
         options["num_players"] = players
     return options
+
+
+def check_env(env: str, options: dict[str, Any]) -> None:
+    """The env id and its options, checked before a command starts (``UsageError`` if wrong)."""
+    import difflib
+
+    import cahoots_envs
+
+    try:
+        cahoots_envs.game_spec(env)
+    except ValueError:
+        names = [spec.name for spec in cahoots_envs.registered_games()]
+        close = difflib.get_close_matches(env.split("/")[-1].split("-v")[0], names, 1)
+        hint = f"did you mean {close[0]}? " if close else ""
+        raise UsageError(f"unknown env {env!r}; {hint}envs: {', '.join(names)} "
+                         "(see 'cahoots list')") from None
+    try:
+        cahoots_envs.make_raw(env, **options)
+    except (ValueError, TypeError) as exc:
+        raise UsageError(f"{exc} (see 'cahoots list')") from None
 
 
 def _add_env_options(p: argparse.ArgumentParser) -> None:
@@ -174,17 +211,22 @@ def cmd_play(args: argparse.Namespace) -> int:
 # ---- eval -----------------------------------------------------------------------------------------
 def cmd_eval(args: argparse.Namespace) -> int:
     import cahoots_envs
+    from cahoots_envs.cli.paths import eval_output_problem
     from cahoots_envs.evaluation import default_workers, run_tournament
 
+    problem = eval_output_problem(args.json, args.png, args.logs)  # before any game is played
+    if problem:
+        print(f"{PROG} eval: error: {problem}", file=sys.stderr)
+        return 2
     options = parse_options(args.option, args.players)
     try:
         result = run_tournament(
             args.env, args.policies, args.games, seed=args.seed, options=options,
             workers=args.workers or default_workers(), progress=not args.no_progress and not args.quiet,
-            log_dir=args.logs,
+            log_dir=args.logs, field=args.field,
         )
     except (ValueError, cahoots_envs.IncompatiblePolicyError) as e:
-        print(f"{PROG} eval: {e}", file=sys.stderr)
+        print(f"{PROG} eval: error: {e}", file=sys.stderr)
         return 2
     if not args.quiet:
         print(result.table())
@@ -206,13 +248,19 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 # ---- train ----------------------------------------------------------------------------------------
 def cmd_train(args: argparse.Namespace) -> int:
-    try:
-        from cahoots_envs.training.train import main as train_main
-    except ImportError as e:
-        print(f"{PROG} train needs the training extra ({e}); install it with "
-              "pip install 'cahoots-envs[train]'", file=sys.stderr)
-        return 1
+    from importlib.util import find_spec
+
     rest = list(args.train_args)
+    needed = {"pyyaml": find_spec("yaml"), "torch": find_spec("torch"),  # names as pip knows them
+              "stable-baselines3": find_spec("stable_baselines3"),
+              "sb3-contrib": find_spec("sb3_contrib")}
+    missing = [name for name, found in needed.items() if found is None]
+    if missing and not {"-h", "--help"} & set(rest):
+        raise UsageError(f"training needs the train extra, and {', '.join(missing)} "
+                         f"{'is' if len(missing) == 1 else 'are'} not installed; install it with "
+                         "pip install \"cahoots-envs[train]\"")
+    from cahoots_envs.training.train import main as train_main
+
     sys.argv[0] = f"{PROG} train"  # the script's usage line then reads as this command
     return int(train_main(rest) or 0)
 
@@ -306,7 +354,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
                 raise KeyboardInterrupt
 
     try:
-        result = replay_log(log, on_step=on_step, stop_after=args.turns)
+        result = replay_log(log, on_step=on_step, stop_after=args.turns, partial=args.partial)
     except ReplayError as e:
         print(f"{PROG} replay: FAILED: {e}", file=sys.stderr)
         return 1
@@ -316,9 +364,22 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if not state["rendered"]:
         print(result.env.render())
     scores = ", ".join(f"player_{s} {v:g}" for s, v in enumerate(result.scores))
-    if result.complete:
+    if result.complete and result.ended_by == "illegal_action":
+        illegal = log.end["illegal_action"] if log.end else {}
+        text = (f"replay OK: {result.turns} actions, every one legal, then an illegal action "
+                f"by {illegal.get('agent')} ({illegal.get('action')!r}) ended the game; scores "
+                f"match ({scores})")
+    elif result.complete:
         text = (f"replay OK: {result.turns} actions, every one legal; final scores match "
                 f"({scores})")
+    elif result.abandoned:
+        before = (f"every one of the {result.turns} actions before is legal" if result.turns
+                  else "no action was played")
+        text = (f"replay OK: the game was abandoned at turn {result.turns}; {before} (scores "
+                f"then: {scores})")
+    elif log.end is None and args.turns is None:
+        text = (f"partial replay: {result.turns} actions, every one legal; the log has no end "
+                f"record (scores so far: {scores})")
     else:
         text = f"replayed {result.turns} actions, every one legal; scores so far: {scores}"
     print(textwrap.fill(text, 80))
@@ -344,6 +405,11 @@ def build_parser() -> argparse.ArgumentParser:
             'cahoots <command> --help' explains each command.
         """),
     )
+    import cahoots_envs
+    from cahoots_envs.training.config import packaged_configs
+
+    parser.add_argument("--version", action="version",
+                        version=f"{PROG} (cahoots-envs) {cahoots_envs.__version__}")
     sub = parser.add_subparsers(dest="command", metavar="<command>")
 
     p = sub.add_parser(
@@ -389,12 +455,15 @@ def build_parser() -> argparse.ArgumentParser:
             seat equally, in parallel worker processes. Prints win rates with 95% intervals,
             mean scores, a head-to-head table and OpenSkill (Plackett-Luce) ratings; writes
             JSON and a PNG chart on request. The same --seed gives the same results whatever
-            --workers is. In cahoots_coop every seat plays the same policy (a team against
-            the game).
+            --workers is. A win shared by k players counts 1/k. With --field SPEC each
+            policy sits in one seat (rotated) against SPEC in every other seat, e.g. a
+            trained policy against 3 random bots. In cahoots_coop every seat plays the same
+            policy (a team against the game).
         """),
         epilog=_raw("""
             examples:
               cahoots eval kansas_city heuristic random --games 400 --workers 2
+              cahoots eval kansas_city zoo:kansas_city --field random --games 400
               cahoots eval texas_euchre heuristic random -n 5 --json te.json --png te.png
               cahoots eval cahoots_coop heuristic random -o difficulty=beginner
         """),
@@ -402,6 +471,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("env", help="env id, e.g. kansas_city")
     p.add_argument("policies", nargs="+", metavar="POLICY",
                    help="policy specs: random, heuristic, zoo:<name> or a saved policy path")
+    p.add_argument("--field", metavar="SPEC",
+                   help="each POLICY in one seat, SPEC in every other seat (competitive games)")
     p.add_argument("--games", type=int, default=100, help="games to play (default 100)")
     p.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
     p.add_argument("--workers", type=int,
@@ -423,9 +494,13 @@ def build_parser() -> argparse.ArgumentParser:
             pip install 'cahoots-envs[train]'. 'cahoots train -- --help' shows its options.
         """),
         epilog=_raw("""
-            example:
-              cahoots train --config configs/kansas_city.yaml --total-timesteps 20000
-        """),
+            examples:
+              cahoots train --config kansas_city --total-timesteps 20000
+              cahoots train --config my_config.yaml
+              cahoots train --resume runs/<run> --trust-checkpoint
+        """) + "\n\n" + textwrap.fill(
+            "--config takes a YAML file or the name of a config shipped in the package: "
+            + ", ".join(packaged_configs()) + ".", 78),
     )
     p.add_argument("train_args", nargs="*", metavar="ARG",
                    help="arguments for the training script (see 'cahoots train -- --help')")
@@ -455,21 +530,27 @@ def build_parser() -> argparse.ArgumentParser:
         "replay", formatter_class=_Formatter, help="re-play a game log and check it",
         description=_doc("""
             Re-play a game log (JSON lines written by 'cahoots play --log', 'cahoots eval
-            --logs' or cahoots_envs.gamelog.GameRecorder) through the env: every action must
-            still be legal for the logged player and the final scores must match. Prints each
-            action and the final table; --step pauses after each action.
+            --logs' or cahoots_envs.gamelog.GameRecorder) through the env: every field of
+            every record is checked, every action must still be legal for the logged player
+            and the final result must match. Prints each action and the final table; --step
+            pauses after each action. A game abandoned in play replays up to where it was left
+            (exit status 0); a log without end record is an error unless --partial. Exit
+            status: 0 OK, 1 the env disagrees with the log, 2 not a well-formed log.
         """),
         epilog=_raw("""
             examples:
               cahoots replay game.jsonl
               cahoots replay game.jsonl --step
               cahoots replay game.jsonl --turns 20 --show-all
+              cahoots replay cut_short.jsonl --partial
         """),
     )
     p.add_argument("log", help="the game log (.jsonl)")
     p.add_argument("--step", action="store_true", help="show the table and wait after each action")
     p.add_argument("--show-all", action="store_true", help="show the table after each action")
     p.add_argument("--turns", type=int, metavar="K", help="stop after K actions")
+    p.add_argument("--partial", action="store_true",
+                   help="accept a log without end record (cut short) as far as it goes")
     p.add_argument("-q", "--quiet", action="store_true", help="do not list the actions")
     p.set_defaults(func=cmd_replay)
     return parser
@@ -496,15 +577,28 @@ def main(argv: Sequence[str] | None = None) -> int:
                 passed.append(word)
         args = parser.parse_args(mine)
         setattr(args, f"{argv[0]}_args", passed)
-        return int(args.func(args) or 0)
+        return _run(args)
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
         parser.print_help()
         return 0
+    return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Run a command; an expected error (a mistyped env, a bad option, a missing config, ...)
+    is one line on stderr and exit status 2, anything else keeps its traceback."""
     try:
+        if getattr(args, "env", None) is not None:  # play, eval: check env and options first
+            check_env(args.env, parse_options(args.option, args.players))
         return int(args.func(args) or 0)
     except BrokenPipeError:
         return 0
+    except Exception as exc:
+        if not isinstance(exc, _expected_errors()):
+            raise
+        print(f"{PROG} {args.command}: error: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from cahoots_envs.core.text import WIDTH, wrap_items
 from cahoots_envs.gamelog import GameRecorder
 
 MANY = 16
+MAX_INPUT_LINE = 1000  # characters of one typed line; a longer one is refused unread
 VERBS = ("play", "pass", "discard", "upgrade", "keep", "kill", "take", "throw", "no")  # more legal moves than this are summarised per verb
 
 HELP = """\
@@ -129,16 +130,28 @@ class Terminal:
         print("\n".join(lines), file=self.stdout, flush=True)
 
     def ask(self, prompt: str) -> str | None:
-        self.stdout.write(prompt)
-        self.stdout.flush()
-        line = self.stdin.readline()
-        if not line:
-            self.say()
-            return None
-        line = line.rstrip("\n")
-        if self.echo:
-            self.say(line)  # a scripted session reads like a typed one
-        return line
+        """One typed line (None at the end of input). A line longer than ``MAX_INPUT_LINE``
+        characters is read no further than that, skipped to its end and asked again."""
+        while True:
+            self.stdout.write(prompt)
+            self.stdout.flush()
+            line = self.stdin.readline(MAX_INPUT_LINE + 1)
+            if not line:
+                self.say()
+                return None
+            if len(line) > MAX_INPUT_LINE and not line.endswith("\n"):
+                if self.echo:
+                    self.say(line[:60] + "...")
+                while line and not line.endswith("\n"):  # the rest of it, a block at a time
+                    line = self.stdin.readline(1 << 16)
+                self.say(f"line too long (max {MAX_INPUT_LINE} characters); type a move, or 'help'")
+                if not line:
+                    return None
+                continue
+            line = line.rstrip("\n")
+            if self.echo:
+                self.say(line)  # a scripted session reads like a typed one
+            return line
 
 
 def play(
@@ -151,8 +164,16 @@ def play(
     stdin: TextIO | None = None,
     stdout: TextIO | None = None,
 ) -> int:
+    """One game in the terminal: 0 when it was played to the end, 1 when left (quit, end of
+    input). With ``log_path`` the log is written move by move; a game left unfinished, also by
+    Ctrl-C, ends it with an abandoned end record."""
     import cahoots_envs
+    from cahoots_envs.cli.paths import output_file_problem
 
+    if log_path:
+        problem = output_file_problem(log_path, "--log")
+        if problem:
+            raise ValueError(problem)  # before anything is dealt
     term = Terminal(stdin or sys.stdin, stdout or sys.stdout)
     env = cahoots_envs.make_raw(env_id, render_mode="ansi", **dict(options))
     n = len(env.possible_agents)
@@ -174,7 +195,32 @@ def play(
         names.append(spec)
         policies[s] = cahoots_envs.load_policy(spec, env.env_id, game_options,
                                                seed=None if seed is None else seed * 100 + s)
-    recorder = GameRecorder(env, players=names)
+    recorder = GameRecorder(env, players=names, path=log_path or None)
+    try:
+        with recorder:  # a game left unfinished gets its abandoned end record
+            finished = _play_game(env, recorder, term, seat, policies, names, seed)
+    except KeyboardInterrupt:
+        _say_log_written(term, recorder)
+        raise
+    _say_log_written(term, recorder)
+    return 0 if finished else 1
+
+
+def _say_log_written(term: Terminal, recorder: GameRecorder) -> None:
+    if recorder.path is None or recorder.log is None or recorder.log.end is None:
+        return
+    end = recorder.log.end
+    if end.get("abandoned"):
+        term.say(f"game log written to {recorder.path} (abandoned at turn {end['turns']})")
+    else:
+        term.say(f"game log written to {recorder.path}")
+    term.say("replay it with: cahoots replay <log>")
+
+
+def _play_game(env: Any, recorder: GameRecorder, term: Terminal, seat: int,
+               policies: dict[int, Any], names: list[str], seed: int | None) -> bool:
+    """Play the game through ``recorder``; True when it ends, False when the person leaves."""
+    n = len(names)
     recorder.reset(seed=seed)
     assert recorder.log is not None
     game_id = env.env_id.split("/", 1)[1]
@@ -208,7 +254,7 @@ def play(
         line = term.ask(f"player_{seat}> ")
         if line is None:
             term.say("input ended; game abandoned")
-            return 1
+            return False
         command = line.strip().lower()
         if command in ("help", "?", "h"):
             term.say(HELP)
@@ -224,7 +270,7 @@ def play(
             continue
         if command in ("quit", "exit", "q"):
             term.say("you left the game")
-            return 1
+            return False
         try:
             action = parse_move(game, line)
         except ValueError as e:
@@ -241,11 +287,7 @@ def play(
     term.say(seat_view(game, seat))
     for text in textwrap.wrap(final_summary(game, seat), WIDTH):
         term.say(text)
-    if log_path:
-        path = recorder.save(log_path)
-        term.say(f"game log written to {path}")
-        term.say("replay it with: cahoots replay <log>")
-    return 0
+    return True
 
 
 def final_summary(game: Any, seat: int | None = None) -> str:

@@ -22,13 +22,15 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from cahoots_envs.core.driver import RewardRule
-from cahoots_envs.core.game import Game
+from cahoots_envs.core.game import Game, action_id, describe_actions
 from cahoots_envs.core.layout import OBS_DTYPE
 from cahoots_envs.core.options import RENDER_MODE
 from cahoots_envs.core.spec import GameSpec
+from cahoots_envs.core.text import short_repr
 from cahoots_envs.errors import EnvNotResetError, IllegalActionError
 
 ILLEGAL_ACTION_REWARD = -1.0
+DEAL_ERROR_SHOWN = 500  # characters of a game's deal error kept in the message
 
 
 class CardGameEnv(AECEnv):
@@ -91,6 +93,9 @@ class CardGameEnv(AECEnv):
     # ---- lifecycle ------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: Mapping[str, Any] | None = None) -> None:
         deal = None
+        if options is not None and not isinstance(options, Mapping):
+            raise ValueError(f"{self.env_id}: reset(options=...) takes a dict such as "
+                             f"{{'deal': ...}} or None, got {short_repr(options)}")
         if options:
             unknown = set(options) - {"deal"}
             if unknown:
@@ -120,14 +125,25 @@ class CardGameEnv(AECEnv):
                             f"deals accept {', '.join(self.game_cls.DEAL_KEYS)}"
                         )
         if seed is not None:
-            rng = np.random.default_rng(seed)
+            try:
+                rng = np.random.default_rng(seed)
+            except (TypeError, ValueError):
+                raise ValueError(f"{self.env_id}: reset(seed=...) takes a non-negative int or None, "
+                                 f"got {short_repr(seed)}") from None
         elif self._rng is None:
             rng = np.random.default_rng()
         else:
             rng = self._rng
         # build the game on a copy of the generator so a malformed deal leaves everything as it was
         trial_rng = copy.deepcopy(rng)
-        game = self.game_cls(self.options, trial_rng, deal)
+        try:
+            game = self.game_cls(self.options, trial_rng, deal)
+        except ValueError as e:
+            message = str(e)
+            if len(message) <= DEAL_ERROR_SHOWN or deal is None:
+                raise
+            # a deal error quotes the deal's own text, which can be huge
+            raise ValueError(message[:DEAL_ERROR_SHOWN] + " …") from None
         self._rng = trial_rng
         self.game = game
         self._legal = None
@@ -169,10 +185,25 @@ class CardGameEnv(AECEnv):
             self._legal = [] if game.is_over else game.legal_actions()
         return self._legal
 
+    def _seat(self, agent: Any) -> int:
+        try:
+            return self.agent_name_mapping[agent]
+        except (KeyError, TypeError):
+            raise ValueError(f"{self.env_id}: unknown agent {short_repr(agent)}; the agents are "
+                             + ", ".join(self.possible_agents)) from None
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        self._game_or_raise()
+        return super().last(observe)
+
+    def agent_iter(self, max_iter: int = 2**63) -> Any:
+        self._game_or_raise()
+        return super().agent_iter(max_iter)
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         game = self._game_or_raise()
         obs = np.zeros(self._obs_size, OBS_DTYPE)
-        game.encode(self.agent_name_mapping[agent], obs)
+        game.encode(self._seat(agent), obs)
         return {"observation": obs, "action_mask": self.action_mask(agent)}
 
     def action_mask(self, agent: str | None = None) -> np.ndarray:
@@ -180,7 +211,7 @@ class CardGameEnv(AECEnv):
         game = self._game_or_raise()
         agent = self.agent_selection if agent is None else agent
         mask = np.zeros(self.num_actions, np.int8)
-        if (self.agent_name_mapping[agent] == game.current_player and not game.is_over
+        if (self._seat(agent) == game.current_player and not game.is_over
                 and not self._illegal_ended):
             mask[self.legal_actions()] = 1
         return mask
@@ -190,16 +221,33 @@ class CardGameEnv(AECEnv):
 
     # ---- stepping -------------------------------------------------------------------------
     def step(self, action: Any) -> None:
+        """Play action id ``action`` for the agent to move. Accepted: what
+        ``gymnasium.spaces.Discrete.contains`` accepts (Python ints, numpy integer scalars, 0-d
+        integer arrays, which is what SB3's ``predict`` returns), bools excepted; anything else,
+        and an id out of range, raises ``IllegalActionError`` and changes nothing, in both envs.
+        A legal id of a masked-out move: see ``raw_env`` / ``env``."""
         game = self._game_or_raise()
         agent = self.agent_selection
+        if not self.agents:
+            raise IllegalActionError(f"{self.env_id}: the game is over and every agent has left "
+                                     "the loop; call reset() to play again")
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        act = action if type(action) is int else action_id(action)
+        if act is None:
+            # a wrong type is always an error, in the protected env too (not an illegal move)
+            raise IllegalActionError(
+                f"{agent} cannot play {short_repr(action)} (a {type(action).__name__}): an action "
+                f"is an id 0..{self.num_actions - 1} given as a Python int, a numpy integer or a "
+                "0-d integer array (not a bool, a float or a string); the env is unchanged; "
+                "legal: " + describe_actions(game, self.legal_actions())
+            )
         legal = self._legal if self._legal is not None else self.legal_actions()
-        if action not in legal:
-            self._refuse(agent, action, legal)
+        if act not in legal:
+            self._refuse(agent, act, legal)
             return
-        game.apply(int(action))
+        game.apply(act)
         self._legal = None
         self._cumulative_rewards[agent] = 0.0
         rewards = self.rewards
@@ -215,26 +263,22 @@ class CardGameEnv(AECEnv):
         self._accumulate_rewards()
         self._update_infos()
 
-    def _refuse(self, agent: str, action: Any, legal: list[int]) -> None:
-        in_range = (
-            isinstance(action, (int, np.integer))
-            and not isinstance(action, bool)
-            and 0 <= int(action) < self.num_actions
-        )
+    def _refuse(self, agent: str, action: int, legal: list[int]) -> None:
+        in_range = 0 <= action < self.num_actions
         game = self.game
         assert game is not None
         if not in_range or not self.protected:
             what = (
-                f"action {action!r} (out of range 0..{self.num_actions - 1})" if not in_range
-                else f"action {int(action)} ({game.action_to_str(int(action))!r})"
+                f"action {action} (out of range 0..{self.num_actions - 1})" if not in_range
+                else f"action {action} ({game.action_to_str(action)!r})"
             )
             raise IllegalActionError(
                 f"{agent} cannot play {what} in phase {game.phase!r}; legal: "
-                + ", ".join(f"{a} ({game.action_to_str(a)})" for a in legal)
+                + describe_actions(game, legal)
             )
         # protected env: behave like TerminateIllegalWrapper(illegal_reward=-1)
         warnings.warn(
-            f"[WARNING]: Illegal move made by {agent} ({game.action_to_str(int(action))!r}), "
+            f"[WARNING]: Illegal move made by {agent} ({game.action_to_str(action)!r}), "
             "game terminating with current player losing.",
             stacklevel=2,
         )
@@ -253,8 +297,9 @@ class CardGameEnv(AECEnv):
         assert game is not None
         phase = "game_over" if game.is_over else game.phase
         scores = game.scores
-        self.infos = {
-            a: {"score": scores[self.agent_name_mapping[a]], "phase": phase} for a in self.agents
+        self.infos = {  # the score is a float in every game (some count points in ints)
+            a: {"score": float(scores[self.agent_name_mapping[a]]), "phase": phase}
+            for a in self.agents
         }
 
     # ---- the final result ------------------------------------------------------------------
@@ -280,10 +325,22 @@ class CardGameEnv(AECEnv):
 
     # ---- notation, rendering, cloning ---------------------------------------------------
     def action_to_str(self, action: int) -> str:
-        return self._game_or_raise().action_to_str(int(action))
+        """The notation of action id ``action`` (``ValueError`` for anything but an id
+        0..num_actions-1 of an accepted type, see ``step``)."""
+        game = self._game_or_raise()
+        a = action_id(action)
+        if a is None or not 0 <= a < self.num_actions:
+            raise ValueError(f"{self.env_id}: {short_repr(action)} is not an action id "
+                             f"0..{self.num_actions - 1}")
+        return game.action_to_str(a)
 
     def str_to_action(self, text: str) -> int:
-        return self._game_or_raise().str_to_action(text)
+        """The action id of move ``text`` in notation, legal now (``ValueError`` otherwise)."""
+        game = self._game_or_raise()
+        if not isinstance(text, str):
+            raise ValueError(f"{self.env_id}: str_to_action takes a move in notation (a str), "  # noqa: TRY004
+                             f"got {short_repr(text)}")
+        return game.str_to_action(text)
 
     def render(self) -> str | None:
         if self.render_mode is None:
@@ -300,7 +357,10 @@ class CardGameEnv(AECEnv):
         twin = copy.copy(self)
         if self.game is not None:
             twin.game = self.game.clone()
-            twin._rng = copy.deepcopy(self._rng)
+            # reset() gives the game the env's own generator (one object, so an unseeded reset
+            # continues the stream the game drew from); the twin keeps that identity
+            shared = self._rng is not None and getattr(self.game, "rng", None) is self._rng
+            twin._rng = twin.game.rng if shared else copy.deepcopy(self._rng)  # type: ignore[attr-defined]
             twin.agents = self.agents[:]
             twin.rewards = dict(self.rewards)
             twin._cumulative_rewards = dict(self._cumulative_rewards)

@@ -15,6 +15,7 @@ from typing_extensions import Self
 
 from cahoots_envs.core.layout import Layout
 from cahoots_envs.core.options import OptionSet
+from cahoots_envs.core.text import short_repr
 
 
 class Game(abc.ABC):
@@ -175,13 +176,16 @@ class Game(abc.ABC):
 
     def parse_legal(self, text: str) -> int:
         """Default ``str_to_action``: match the normalised text against the legal actions."""
+        if not isinstance(text, str):
+            raise ValueError(f"a move in notation is a str, got {short_repr(text)}")  # noqa: TRY004
         wanted = normalise_action_text(text)
         legal = self.legal_actions()
         for a in legal:
             if normalise_action_text(self.action_to_str(a)) == wanted:
                 return a
         raise ValueError(
-            f"{text!r} is not a legal action now; legal: {', '.join(self.action_to_str(a) for a in legal)}"
+            f"{short_repr(text)} is not a legal action now; legal: "
+            + describe_actions(self, legal, with_ids=False)
         )
 
 
@@ -263,6 +267,37 @@ def copy_generator(rng: np.random.Generator) -> np.random.Generator:
     twin = np.random.Generator(type(rng.bit_generator)())
     twin.bit_generator.state = rng.bit_generator.state
     return twin
+
+
+LEGAL_SHOWN = 20  # legal moves an error message lists before it gives only their count
+
+
+def describe_actions(game: Game, actions: Sequence[int], limit: int = LEGAL_SHOWN,
+                     with_ids: bool = True) -> str:
+    """``actions`` for an error message, at most ``limit`` of them, then the count:
+    ``0 (pass 1A 2A 4A), 1 (pass 1A 2A 7A), … and 344 more; 364 legal moves``."""
+    shown = ", ".join(
+        f"{a} ({game.action_to_str(a)})" if with_ids else game.action_to_str(a)
+        for a in actions[:limit]
+    )
+    if len(actions) > limit:
+        shown += f", … and {len(actions) - limit} more; {len(actions)} legal moves"
+    return shown or "none"
+
+
+def action_id(action: Any) -> int | None:
+    """``action`` as an action id where it is of a type ``gymnasium.spaces.Discrete`` accepts
+    (a Python int, a numpy integer scalar, a 0-d integer array), bools excepted; else None.
+    The range is not checked."""
+    if type(action) is int:
+        return action
+    if isinstance(action, (bool, np.bool_)):
+        return None
+    if isinstance(action, (int, np.integer)):
+        return int(action)
+    if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
+        return int(action)
+    return None
 
 
 def normalise_action_text(text: str) -> str:

@@ -11,6 +11,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from cahoots_envs.core.text import short_repr
+
 
 @dataclass(frozen=True)
 class Option:
@@ -18,6 +20,11 @@ class Option:
 
     Exactly one of ``choices``, ``int_range`` or ``check`` describes the accepted values;
     ``int_range`` may be combined with ``choices`` (an int in range *or* one of the choices).
+
+    ``policy_may_differ`` (CONTRACT §7, policies across options): ``True`` for a setting a saved
+    policy may play across (how long a game runs, how many goals: the same rules, the same
+    observation layout and actions), ``False`` (the default) for a rule variant or anything else
+    the policy must have been trained with.
     """
 
     name: str
@@ -27,6 +34,7 @@ class Option:
     int_range: tuple[int, int] | None = None
     check: Callable[[Any], bool] | None = None
     accepts: str = ""
+    policy_may_differ: bool = False
 
     def describe(self) -> str:
         """What the option accepts, in words."""
@@ -53,7 +61,8 @@ class Option:
         if self.check is not None and self.check(value):
             return value
         raise ValueError(
-            f"option {self.name}={value!r} is not allowed; {self.name} accepts {self.describe()}"
+            f"option {self.name}={short_repr(value)} is not allowed; {self.name} accepts "
+            f"{self.describe()}"
         )
 
 
@@ -87,16 +96,17 @@ class OptionSet:
         return resolved
 
     def markdown_table(self) -> str:
-        rows = ["| option | default | accepts | meaning |", "|---|---|---|---|"]
+        rows = ["| option | default | accepts | meaning | saved policy |", "|---|---|---|---|---|"]
         for o in self.options:
-            rows.append(f"| `{o.name}` | `{o.default!r}` | {o.describe()} | {o.doc} |")
+            policy = "may differ" if o.policy_may_differ else "must match"
+            rows.append(f"| `{o.name}` | `{o.default!r}` | {o.describe()} | {o.doc} | {policy} |")
         return "\n".join(rows)
 
 
 # an argument of every env, not a game option (the game never sees it); documented with them
 RENDER_MODE = Option(
     "render_mode", None, "`'ansi'` returns a text table, `'human'` prints it",
-    choices=(None, "ansi", "human"),
+    choices=(None, "ansi", "human"), policy_may_differ=True,
 )
 
 
@@ -107,6 +117,6 @@ def common_options(player_counts: tuple[int, ...], default_players: int) -> tupl
         Option(
             "reward_mode", "win",
             "`'win'`: rewards at game end only; `'points'`: rewarded as rulebook points are awarded",
-            choices=("win", "points"),
+            choices=("win", "points"), policy_may_differ=True,
         ),
     )

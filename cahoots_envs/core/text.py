@@ -13,6 +13,14 @@ from typing import Any
 WIDTH = 80
 
 
+def short_repr(value: Any, limit: int = 60) -> str:
+    """``repr(value)`` cut to about ``limit`` characters, for error messages about user input."""
+    if isinstance(value, (str, bytes, bytearray)) and len(value) > 4 * limit:
+        value = value[: 4 * limit]  # never build the repr of a huge input
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def wrap(label: str, text: str, width: int = WIDTH) -> list[str]:
     """``label`` then ``text`` wrapped under itself (hanging indent)."""
     return textwrap.wrap(

@@ -8,6 +8,7 @@ policy (``.safetensors``, its ``.json``, or a run folder holding ``policy.safete
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from cahoots_envs.policies.envinfo import env_info
 from cahoots_envs.policies.random_policy import RandomPolicy
 
 ZOO_DIR = Path(__file__).parent / "zoo"
+ZOO_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*")
 BUILTINS = ("random", "heuristic")
 
 
@@ -28,9 +30,13 @@ def load_heuristic(env_id: str, options: Mapping[str, Any] | None = None,
 
 
 def zoo_path(name: str) -> Path:
+    """The file of zoo entry ``name``: a plain name (letters, digits, ``_``, ``-``), never a path."""
+    known = ", ".join(f"zoo:{p['name']}" for p in list_policies()) or "none yet"
+    if not ZOO_NAME.fullmatch(name):
+        raise ValueError(f"zoo:{name!r}: a zoo policy is named by a plain name (letters, digits, "
+                         f"'_' and '-'; no path); zoo entries: {known}")
     path = ZOO_DIR / f"{name}.safetensors"
     if not path.is_file():
-        known = ", ".join(f"zoo:{p['name']}" for p in list_policies()) or "none yet"
         raise ValueError(f"no zoo policy {name!r}; zoo entries: {known}")
     return path
 

@@ -2,8 +2,10 @@
 
 A saved policy is one ``.safetensors`` file whose header metadata holds the policy's JSON
 metadata (key ``cahoots_policy``); a copy of that JSON is written next to it (same stem,
-``.json``) for people and for ``list_policies``. The file is data only: loading parses a JSON
-header and raw float arrays and never executes anything from the file. Pickle-based files
+``.json``) for people and for ``list_policies``. The file is data only: the ``safetensors``
+library (its numpy interface: no torch) parses a JSON header and raw float arrays and never
+executes anything from the file; every way a file can be malformed, and weights that are not
+finite (NaN, inf), raise ``PolicyFileError`` naming the file. Pickle-based files
 (``torch.save`` checkpoints, ``.pkl``, SB3 ``.zip``) are refused; an SB3 ``.zip`` (exported next
 to each trained policy for SB3 users) loads only with an explicit ``trusted=True``.
 
@@ -11,6 +13,12 @@ Metadata: ``format``/``format_version``, ``env_id``, ``env_version``, ``game_opt
 ``layout_fingerprint``, ``observation_size``, ``num_actions``, ``architecture``, ``training``
 (config and seed), ``evaluation`` (measured results), ``package_version``, ``created``, ``name``,
 ``description``.
+
+Loading checks the metadata against the env (``check_compatible``): an option declared
+``policy_may_differ`` (a setting such as the number of hands or the difficulty) may differ from the
+training options, and the loaded policy records it in ``option_differences`` (``{option:
+(trained, now)}``, also in ``metadata["option_differences"]``); any other difference is refused
+with ``IncompatiblePolicyError`` saying why.
 """
 
 from __future__ import annotations
@@ -23,16 +31,24 @@ from pathlib import Path
 from typing import Any, cast
 
 import numpy as np
+from safetensors import safe_open
+from safetensors.numpy import save_file
 
 from cahoots_envs.core.policy import BasePolicy
 from cahoots_envs.errors import IncompatiblePolicyError
-from cahoots_envs.policies import safetensors_io
 from cahoots_envs.policies.envinfo import EnvInfo, env_info
 from cahoots_envs.policies.network import MLPPolicy
 
 FORMAT = "cahoots-policy"
 FORMAT_VERSION = 1
 METADATA_KEY = "cahoots_policy"
+# a policy's weights; inference is float32 whatever the file holds
+WEIGHT_DTYPES = (np.dtype(np.float16), np.dtype(np.float32))
+# what loading reads from the metadata, and its JSON type
+METADATA_TYPES: dict[str, type] = {
+    "env_id": str, "env_version": int, "game_options": dict, "layout_fingerprint": str,
+    "observation_size": int, "num_actions": int, "architecture": dict,
+}
 
 
 class PolicyFileError(ValueError):
@@ -98,10 +114,25 @@ def save_policy(
     metadata = metadata_for(policy, info, **meta)
     metadata["architecture"]["weights_dtype"] = weights_dtype
     text = json.dumps(metadata, indent=2, sort_keys=True, default=_jsonable)
-    tensors = {k: v.astype(weights_dtype) for k, v in policy.tensors().items()}
-    safetensors_io.write(path, tensors, {METADATA_KEY: text})
+    with np.errstate(over="ignore"):  # refused just below, naming the tensor
+        tensors = {k: v.astype(weights_dtype) for k, v in policy.tensors().items()}
+    for name, tensor in tensors.items():  # after the cast: float16 overflows to inf past 65504
+        _check_finite(path, name, tensor, f"as {weights_dtype}")
+    save_file(tensors, str(path), metadata={METADATA_KEY: text})
     path.with_suffix(".json").write_text(text + "\n")
     return json.loads(text)
+
+
+def _check_finite(path: Path, name: str, tensor: np.ndarray, how: str = "") -> None:
+    bad = ~np.isfinite(tensor)
+    if bad.any():
+        kinds = [k for k, n in (("NaN", np.isnan(tensor).sum()),
+                                ("inf", np.isinf(tensor).sum())) if n]
+        where = f" {how}" if how else ""
+        raise PolicyFileError(
+            f"{path}: tensor {name!r}{where} has {int(bad.sum())} non-finite values "
+            f"({' and '.join(kinds)}); a policy with such weights plays nonsense"
+        )
 
 
 def _jsonable(value: Any) -> Any:
@@ -116,7 +147,7 @@ def _jsonable(value: Any) -> Any:
 
 def read_metadata(path: str | Path) -> dict[str, Any]:
     """The metadata embedded in a saved policy (``PolicyFileError`` if the file is not one)."""
-    _, metadata = _read(Path(path))
+    _, metadata = read_policy_file(path, tensors=False)
     return metadata
 
 
@@ -144,30 +175,63 @@ def _looks_like_pickle(head: bytes) -> bool:
     return len(head) >= 2 and head[0] == 0x80 and 2 <= head[1] <= 5
 
 
-def _read(path: Path) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+def read_safetensors(
+    path: str | Path, tensors: bool = True
+) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+    """The tensors (each read once from the memory-mapped file: the file is never held twice)
+    and the string metadata of a safetensors file, through the ``safetensors`` library; every
+    failure is a ``PolicyFileError`` naming the file. ``tensors=False`` reads the header only."""
+    path = Path(path)
+    try:
+        with path.open("rb") as f:
+            head = f.read(8)
+    except OSError as exc:
+        raise PolicyFileError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    _refuse_unsafe(path, head)
+    try:
+        with safe_open(str(path), framework="np") as f:
+            raw_meta = f.metadata() or {}
+            out = {name: f.get_tensor(name) for name in f.keys()} if tensors else {}  # noqa: SIM118
+    except Exception as exc:  # noqa: BLE001  # SafetensorError, TypeError (dtype), OSError, ...
+        if _looks_like_pickle(head):
+            raise UntrustedPolicyError(
+                f"{path}: refused: this is a pickle, which could run code when loaded; "
+                "saved policies are .safetensors files"
+            ) from None
+        detail = str(exc).removeprefix("Error while deserializing header: ") or type(exc).__name__
+        if "not fully covered" in detail:
+            detail += " (truncated, or bytes after the last tensor)"
+        elif "invalid JSON" in detail:
+            detail = f"header is not JSON as the format wants it: {detail}"
+        raise PolicyFileError(f"{path}: not a valid safetensors file ({detail})") from None
+    return out, raw_meta
+
+
+def read_policy_file(
+    path: str | Path, tensors: bool = True
+) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """The weights (finite floats, else ``PolicyFileError``) and the parsed metadata of a saved
+    policy: a ``.safetensors`` file, its ``.json``, or a folder holding ``policy.safetensors``."""
+    path = Path(path)
     if path.is_dir():
         path = path / "policy.safetensors"
     elif path.suffix == ".json":
         path = path.with_suffix(".safetensors")
     if not path.is_file():
         raise PolicyFileError(f"{path}: no such policy file")
-    with path.open("rb") as f:
-        head = f.read(8)
-    _refuse_unsafe(path, head)
-    try:
-        tensors, raw_meta = safetensors_io.read(path)
-    except safetensors_io.SafetensorsError as exc:
-        if _looks_like_pickle(head):
-            raise UntrustedPolicyError(
-                f"{path}: refused: this is a pickle, which could run code when loaded; "
-                "saved policies are .safetensors files"
-            ) from None
-        raise PolicyFileError(str(exc)) from None
+    weights, raw_meta = read_safetensors(path, tensors)
+    for name, tensor in weights.items():
+        if tensor.dtype not in WEIGHT_DTYPES:
+            raise PolicyFileError(
+                f"{path}: tensor {name!r} holds {tensor.dtype} values; a policy's weights are "
+                "float16 or float32"
+            )
+        _check_finite(path, name, tensor)
     if METADATA_KEY not in raw_meta:
         raise PolicyFileError(f"{path}: a safetensors file without cahoots policy metadata")
     try:
         metadata = json.loads(raw_meta[METADATA_KEY])
-    except json.JSONDecodeError as exc:
+    except (ValueError, RecursionError) as exc:
         raise PolicyFileError(f"{path}: policy metadata is not valid JSON ({exc})") from None
     if not isinstance(metadata, dict) or metadata.get("format") != FORMAT:
         raise PolicyFileError(f"{path}: metadata does not describe a {FORMAT} file")
@@ -176,43 +240,92 @@ def _read(path: Path) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
             f"{path}: format version {metadata.get('format_version')} is not supported "
             f"(this package reads version {FORMAT_VERSION})"
         )
-    return tensors, metadata
+    for key, kind in METADATA_TYPES.items():
+        if not isinstance(metadata.get(key), kind) or isinstance(metadata.get(key), bool):
+            raise PolicyFileError(
+                f"{path}: policy metadata {key!r} is "
+                + (f"{type(metadata[key]).__name__}, not {kind.__name__}" if key in metadata
+                   else "missing")
+            )
+    return weights, metadata
 
 
-def check_compatible(metadata: Mapping[str, Any], info: EnvInfo, source: str = "policy") -> None:
-    """Raise ``IncompatiblePolicyError`` listing every difference between ``metadata`` and the env."""
+def check_compatible(
+    metadata: Mapping[str, Any], info: EnvInfo, source: str = "policy"
+) -> dict[str, tuple[Any, Any]]:
+    """Raise ``IncompatiblePolicyError`` listing every difference between ``metadata`` and the env
+    that the policy cannot play across; return the ones it may (options declared
+    ``policy_may_differ``) as ``{option: (trained, now)}``."""
     want = info.describe()
-    problems = []
+    problems: list[str] = []
+    accepted: dict[str, tuple[Any, Any]] = {}
     if metadata.get("env_id") != want["env_id"]:
         problems.append(f"it was trained on {metadata.get('env_id')}, not {want['env_id']}")
     else:
         if metadata.get("env_version") != want["env_version"]:
             problems.append(f"env version {metadata.get('env_version')} != {want['env_version']}")
+        declared = info.game_cls.OPTIONS.by_name
         saved_opts = dict(metadata.get("game_options", {}))
         # an option the policy does not record was added later; the policy played its default
-        for key, option in info.game_cls.OPTIONS.by_name.items():
+        for key, option in declared.items():
             if key in want["game_options"] and key not in saved_opts:
                 saved_opts[key] = option.default
+        settings = [o.name for o in declared.values()
+                    if o.policy_may_differ and o.name in want["game_options"]]
+        other_count = False
         for key in sorted(set(saved_opts) | set(want["game_options"])):
             a, b = saved_opts.get(key, "<absent>"), want["game_options"].get(key, "<absent>")
-            if a != b:
-                problems.append(f"option {key}={a!r} in the policy but {key}={b!r} in the env")
-        if metadata.get("layout_fingerprint") != want["layout_fingerprint"]:
+            if a == b:
+                continue
+            declared_as = declared.get(key)
+            if declared_as is not None and declared_as.policy_may_differ and key in saved_opts:
+                accepted[key] = (a, b)
+                continue
+            what = f"option {key}={a!r} in the policy but {key}={b!r} in the env"
+            if key == "num_players":
+                other_count = True
+                problems.append(f"{what}: {_player_count_reason(metadata, want)}")
+            elif declared_as is None:
+                problems.append(f"{what}: the env has no such option" if b == "<absent>" else
+                                f"{what}: an option the policy does not know")
+            else:
+                across = (f"a saved policy may play across {', '.join(settings)} only"
+                          if settings else f"{info.game} has no option a saved policy may play "
+                          "across")
+                problems.append(f"{what}: {key} is a rule variant, and the policy was trained "
+                                f"under the other rules ({across})")
+        # another player count changes the layout, its size and perhaps the action count: said
+        # once, in the num_players line
+        if metadata.get("layout_fingerprint") != want["layout_fingerprint"] and not other_count:
             problems.append(
                 f"observation layout fingerprint {metadata.get('layout_fingerprint')} != "
                 f"{want['layout_fingerprint']} (the observation encoding changed)"
             )
-        if metadata.get("observation_size") != want["observation_size"]:
+        if metadata.get("observation_size") != want["observation_size"] and not other_count:
             problems.append(
                 f"observation size {metadata.get('observation_size')} != {want['observation_size']}"
             )
-        if metadata.get("num_actions") != want["num_actions"]:
+        if metadata.get("num_actions") != want["num_actions"] and not other_count:
             problems.append(f"action count {metadata.get('num_actions')} != {want['num_actions']}")
     if problems:
         raise IncompatiblePolicyError(
             f"{source} cannot play {want['env_id']} with options {want['game_options']}: "
             + "; ".join(problems)
         )
+    return accepted
+
+
+def _player_count_reason(metadata: Mapping[str, Any], want: Mapping[str, Any]) -> str:
+    trained, now = metadata.get("observation_size"), want["observation_size"]
+    if trained != now:
+        text = (f"another player count changes the observation size ({now} entries here; the "
+                f"policy was trained on {trained})")
+    else:
+        text = "another player count changes what the observation's entries mean"
+    if metadata.get("num_actions") != want["num_actions"]:
+        text += (f" and the action count ({want['num_actions']} here, "
+                 f"{metadata.get('num_actions')} in the policy)")
+    return text
 
 
 class SavedPolicy(MLPPolicy):
@@ -220,6 +333,8 @@ class SavedPolicy(MLPPolicy):
 
     name = "saved"
     metadata: dict[str, Any]
+    # options it plays with that differ from its training options: {option: (trained, now)}
+    option_differences: dict[str, tuple[Any, Any]]
 
 
 def load_saved_policy(
@@ -237,19 +352,22 @@ def load_saved_policy(
         if not trusted:
             _refuse_unsafe(path, b"PK\x03\x04")
         return load_sb3_zip(path, info, seed=seed, deterministic=deterministic)
-    tensors, metadata = _read(path)
-    check_compatible(metadata, info, source=str(path))
+    tensors, metadata = read_policy_file(path)
+    differences = check_compatible(metadata, info, source=str(path))
     try:
         policy = cast(SavedPolicy, SavedPolicy.from_tensors(
             tensors, metadata["architecture"], deterministic=deterministic, seed=seed
         ))
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
         raise PolicyFileError(f"{path}: weights do not match the declared architecture: {exc}") from None
     if policy.input_size != info.layout.size or policy.output_size != info.num_actions:
         raise IncompatiblePolicyError(
             f"{path}: network maps {policy.input_size} -> {policy.output_size}, but "
             f"{info.env_id} has {info.layout.size} observation entries and {info.num_actions} actions"
         )
+    policy.option_differences = differences
+    if differences:
+        metadata["option_differences"] = {k: list(v) for k, v in differences.items()}
     policy.metadata = metadata
     return policy
 
@@ -263,6 +381,7 @@ class SB3Policy(BasePolicy):
     def __init__(self, model: Any, deterministic: bool = True) -> None:
         self.model = model
         self.deterministic = deterministic
+        self.option_differences: dict[str, tuple[Any, Any]] = {}
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         actions, _ = self.model.predict(
@@ -277,8 +396,9 @@ def load_sb3_zip(path: Path, info: EnvInfo, seed: int | None = None,
     from sb3_contrib import MaskablePPO
 
     sidecar = path.with_suffix(".json")
+    differences: dict[str, tuple[Any, Any]] = {}
     if sidecar.is_file():
-        check_compatible(json.loads(sidecar.read_text()), info, source=str(path))
+        differences = check_compatible(json.loads(sidecar.read_text()), info, source=str(path))
     model = MaskablePPO.load(path, device="cpu")
     obs_shape = model.observation_space.shape
     n_actions = int(getattr(model.action_space, "n", -1))
@@ -289,7 +409,9 @@ def load_sb3_zip(path: Path, info: EnvInfo, seed: int | None = None,
         )
     if seed is not None:
         model.set_random_seed(seed)
-    return SB3Policy(model, deterministic=deterministic)
+    policy = SB3Policy(model, deterministic=deterministic)
+    policy.option_differences = differences
+    return policy
 
 
 def export_sb3_zip(model: Any, path: str | Path, metadata: Mapping[str, Any]) -> Path:

@@ -1,22 +1,53 @@
 """Training configs: YAML validated into typed dataclasses.
 
 An unknown key or a value of the wrong type is a ``ConfigError`` naming the key (dotted path,
-e.g. ``ppo.n_stepz``). Every field has a default except ``env_id``; each game's tuned config is
-``configs/<game>.yaml``.
+e.g. ``ppo.n_stepz``) and the closest known key. Every field has a default except ``env_id``.
+Each game's tuned config ships in the package, ``cahoots_envs/configs/<game>.yaml`` (``configs/``
+in a source checkout links there); ``load_config`` takes a path or such a bare name
+(``kansas_city``).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import types
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Union
 
+CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"  # the packaged configs
+
 
 class ConfigError(ValueError):
-    """A config key that is unknown, missing or of the wrong type."""
+    """A config that cannot be found, or a key that is unknown, missing or of the wrong type."""
+
+
+def packaged_configs() -> list[str]:
+    """The names of the configs shipped in the package (``kansas_city``, ...)."""
+    return sorted(p.stem for p in CONFIG_DIR.glob("*.yaml"))
+
+
+def resolve_config(name: str | Path) -> Path:
+    """The config file for ``name``: an existing file, else a packaged config named by its bare
+    name (``kansas_city`` or ``kansas_city.yaml``); a ``ConfigError`` saying which exist if
+    neither."""
+    path = Path(name)
+    if path.is_file():
+        return path
+    text = str(name)
+    stem = text.removesuffix(".yaml")
+    known = packaged_configs()
+    if stem in known and path.parent == Path("."):
+        return CONFIG_DIR / f"{stem}.yaml"
+    if path.is_dir():
+        raise ConfigError(f"config {text} is a folder; give a YAML file, or --resume {text} "
+                          "to continue the run in a run folder")
+    close = difflib.get_close_matches(path.stem, known, 1)
+    hint = f"did you mean {close[0]}? " if close else ""
+    raise ConfigError(f"no config file {text}; {hint}give a YAML file or a packaged config: "
+                      f"{', '.join(known)} (e.g. --config {known[0] if known else 'FILE'})")
 
 
 @dataclass
@@ -152,12 +183,14 @@ def from_dict(cls: Any, data: dict[str, Any], prefix: str = "") -> Any:
     """Build dataclass ``cls`` from ``data``, checking every key and type."""
     hints = typing.get_type_hints(cls)
     names = {f.name for f in dataclasses.fields(cls)}
-    unknown = sorted(set(data) - names)
+    unknown = sorted(set(data) - names, key=str)
     if unknown:
+        guesses = [difflib.get_close_matches(str(k), names, 1) for k in unknown]
+        hint = "; ".join(f"did you mean {prefix + g[0]}?" for g in guesses if g)
         raise ConfigError(
             f"unknown config key{'s' if len(unknown) > 1 else ''} "
-            f"{', '.join(prefix + k for k in unknown)}; {prefix.rstrip('.') or 'top-level'} keys are "
-            f"{', '.join(sorted(names))}"
+            f"{', '.join(prefix + str(k) for k in unknown)}; {hint + ' ' if hint else ''}"
+            f"{prefix.rstrip('.') or 'top-level'} keys are {', '.join(sorted(names))}"
         )
     kwargs = {}
     for f in dataclasses.fields(cls):
@@ -169,10 +202,14 @@ def from_dict(cls: Any, data: dict[str, Any], prefix: str = "") -> Any:
 
 
 def load_config(path: str | Path) -> TrainConfig:
+    """The config in YAML file ``path``, or the packaged config of that name (``kansas_city``)."""
     import yaml
 
+    path = resolve_config(path)
     try:
-        data = yaml.safe_load(Path(path).read_text())
+        data = yaml.safe_load(path.read_text())
+    except OSError as exc:
+        raise ConfigError(f"cannot read config {path}: {exc.strerror or exc}") from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: not valid YAML: {exc}") from None
     if not isinstance(data, dict):

@@ -2,8 +2,9 @@
 
 ``seat_matches`` puts a candidate in one seat (rotated over games) against one opponent policy in
 every other seat and reports the candidate's win share with a 95% confidence interval. A win is
-a positive ``outcome()`` payoff (the best score); a k-way tie for the win counts 1/k, so equally strong players
-each expect exactly 1/N. ``team_matches`` plays a cooperative game with one policy in every seat.
+a positive ``outcome()`` payoff (the best score); a k-way tie for the win counts 1/k and a full
+tie 1/N (``core.driver.win_shares``, as in ``cahoots eval``), so equally strong players each
+expect exactly 1/N. ``team_matches`` plays a cooperative game with one policy in every seat.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from cahoots_envs.core.driver import RewardRule
+from cahoots_envs.core.driver import RewardRule, win_shares
 from cahoots_envs.core.policy import Policy
 from cahoots_envs.policies.envinfo import env_info
 from cahoots_envs.training.tables import Table, advance
@@ -77,10 +78,7 @@ def seat_matches(env_id: str, candidate: Policy, opponent: Policy, games: int,
     played = _play(env_id, options, seatings, seed, batch)
     shares, scores, outcomes = [], [], []
     for seat, game in zip(seats, played):
-        payoff = np.asarray(game.outcome(), float)
-        # winners get a positive payoff (CONTRACT §4); a full tie pays everyone 0
-        winners = payoff > 0 if (payoff > 0).any() else np.ones(n, bool)
-        shares.append(1.0 / winners.sum() if winners[seat] else 0.0)
+        shares.append(win_shares(game.outcome())[seat])  # a k-way shared win counts 1/k
         scores.append(float(game.scores[seat]))
         outcomes.append(float(game.outcome()[seat]))
     return _summary(np.array(shares), np.array(scores), np.array(outcomes), 1.0 / n)

@@ -2,7 +2,7 @@
 
     python training/train.py --config configs/kansas_city.yaml
     python -m cahoots_envs.training.train --config configs/kansas_city.yaml   # the same
-    python training/train.py --resume runs/<run>                                # continue a run
+    python training/train.py --resume runs/<run> --trust-checkpoint             # continue a run
 
 A run folder ``runs/<env>__maskableppo__<seed>__<time>/`` receives the config, SB3's
 ``progress.csv`` and TensorBoard event files, ``eval.csv`` (periodic evaluation against random
@@ -28,7 +28,13 @@ from typing import Any
 from cahoots_envs.policies.loading import builtin_specs, load_policy
 from cahoots_envs.policies.network import MLPPolicy
 from cahoots_envs.policies.saved import export_sb3_zip, save_policy
-from cahoots_envs.training.config import TrainConfig, load_config, to_dict
+from cahoots_envs.training.config import (
+    ConfigError,
+    TrainConfig,
+    load_config,
+    packaged_configs,
+    to_dict,
+)
 from cahoots_envs.training.matches import MatchResult, seat_matches, team_matches
 from cahoots_envs.training.pool import OpponentPool
 
@@ -103,6 +109,14 @@ class Evaluator:
             writer.writerows(self.rows)
 
 
+def steps_label(steps: float) -> str:
+    """A step count for an axis tick: ``500``, ``50k``, ``1.5M``."""
+    for scale, suffix in ((1e6, "M"), (1e3, "k")):
+        if abs(steps) >= scale:
+            return f"{steps / scale:.4g}{suffix}"
+    return f"{steps:.4g}"
+
+
 def plot_learning_curve(run_dir: Path, config: TrainConfig) -> Path | None:
     """Win rate per evaluation opponent and mean episode reward against learner steps."""
     try:
@@ -146,6 +160,11 @@ def plot_learning_curve(run_dir: Path, config: TrainConfig) -> Path | None:
     ax2.set_xlabel("learner steps")
     ax2.set_ylabel("mean episode reward (training pool)")
     ax2.set_title("training reward")
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+    for ax in (ax1, ax2):  # at most 6 step ticks, written 50k / 1.5M: the labels never touch
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=5, integer=True, min_n_ticks=2))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: steps_label(x)))
     fig.tight_layout()
     out = run_dir / "learning_curve.png"
     fig.savefig(out, dpi=100)
@@ -161,11 +180,19 @@ def make_callback(config: TrainConfig, run_dir: Path, pool: OpponentPool, latest
         """Refreshes ``latest``, snapshots the learner, evaluates, checkpoints, shows progress."""
 
         def _on_training_start(self) -> None:
+            # learn() stops only after a whole rollout (n_envs x n_steps learner steps), so it
+            # runs to the first rollout boundary at or past its target: the bar's total is that
+            # (a total of total_timesteps made the bar overshoot it)
+            start, target = self.num_timesteps, int(self.locals["total_timesteps"])
+            n_envs, n_steps = self.training_env.num_envs, int(self.model.n_steps)  # type: ignore[attr-defined]
+            end = start + planned_steps(target - start, n_envs * n_steps)
+            print(f"learner steps: {start:,} to {end:,} ({target:,} asked; learning runs in whole "
+                  f"rollouts of {n_envs} envs x {n_steps} steps)", flush=True)
             self.bar = None
             if config.progress_bar:
                 from tqdm import tqdm
 
-                self.bar = tqdm(total=config.total_timesteps, initial=self.num_timesteps,
+                self.bar = tqdm(total=end, initial=start,
                                 unit="step", dynamic_ncols=True, mininterval=2.0)
             self.t0 = time.time()
 
@@ -182,7 +209,7 @@ def make_callback(config: TrainConfig, run_dir: Path, pool: OpponentPool, latest
                 snap.name = f"snapshot_{steps}"
                 pool.add("snapshots", snap.name, snap)
                 state["snapshots"].append(snap.name)
-                save_snapshot(run_dir, snap)
+                save_snapshot(run_dir, snap, config, steps)
             if steps // config.eval.every != (steps - n_envs) // config.eval.every:
                 self.evaluate(steps)
             if steps // config.checkpoint_every != (steps - n_envs) // config.checkpoint_every:
@@ -209,24 +236,30 @@ def make_callback(config: TrainConfig, run_dir: Path, pool: OpponentPool, latest
     return SelfPlay()
 
 
-def save_snapshot(run_dir: Path, snap: MLPPolicy) -> None:
-    from cahoots_envs.policies import safetensors_io
-
+def save_snapshot(run_dir: Path, snap: MLPPolicy, config: TrainConfig, steps: int) -> None:
+    """A pool snapshot as a saved policy (``.safetensors`` + ``.json`` metadata), so that
+    ``load_policy(path, env_id)`` and ``cahoots eval`` can follow a run's learning trajectory."""
     folder = run_dir / "checkpoints" / "snapshots"
-    folder.mkdir(parents=True, exist_ok=True)
-    safetensors_io.write(folder / f"{snap.name}.safetensors", snap.tensors(),
-                         {"architecture": json.dumps(snap.architecture())})
+    training = {"algorithm": "MaskablePPO (sb3-contrib) self-play against an opponent pool",
+                "config": to_dict(config), "seed": config.seed, "timesteps": int(steps),
+                "run": run_dir.name, "snapshot": True}
+    save_policy(snap, folder / f"{snap.name}.safetensors", config.env_id, config.env_options,
+                name=f"{run_dir.name}/{snap.name}", description=config.description,
+                training=training)
 
 
 def load_snapshots(run_dir: Path, names: list[str]) -> list[MLPPolicy]:
-    from cahoots_envs.policies import safetensors_io
+    from cahoots_envs.policies.saved import METADATA_KEY, read_safetensors
 
     out = []
     for name in names:
         path = run_dir / "checkpoints" / "snapshots" / f"{name}.safetensors"
         if path.is_file():
-            tensors, meta = safetensors_io.read(path)
-            snap = MLPPolicy.from_tensors(tensors, json.loads(meta["architecture"]))
+            tensors, meta = read_safetensors(path)
+            # snapshots are saved policies; older runs kept only the architecture
+            architecture = (json.loads(meta[METADATA_KEY])["architecture"]
+                            if METADATA_KEY in meta else json.loads(meta["architecture"]))
+            snap = MLPPolicy.from_tensors(tensors, architecture)
             snap.name = name
             out.append(snap)
     return out
@@ -274,6 +307,7 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False,
 
     torch.set_num_threads(config.torch_threads)
     run_dir.mkdir(parents=True, exist_ok=True)
+    print(f"run folder: {run_dir}", flush=True)
     import yaml
 
     (run_dir / "config.yaml").write_text(yaml.safe_dump(to_dict(config), sort_keys=False))
@@ -351,6 +385,31 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False,
     return {"run_dir": str(run_dir), "results": results, "metadata": meta}
 
 
+def planned_steps(steps: int, rollout: int) -> int:
+    """The learner steps ``learn(steps)`` really takes: whole rollouts of ``rollout`` steps."""
+    return -(-max(steps, 0) // rollout) * rollout
+
+
+def next_steps(config: TrainConfig, run_dir: Path) -> list[str]:
+    """What to do with a finished run, as commands with its real paths."""
+    env = config.env_id.split("/")[-1]
+    policy = shlex.quote(str(run_dir / "policy.safetensors"))
+    players = config.env_options.get("num_players")
+    options = [] if players is None else ["-n", str(players)]
+    for key, value in config.env_options.items():
+        if key not in ("num_players", "reward_mode", "render_mode"):  # the last two: not seen
+            text = str(value).lower() if isinstance(value, bool) or value is None else str(value)
+            options += ["-o", shlex.quote(f"{key}={text}")]
+    opts = "".join(f" {o}" for o in options)
+    lines = ["", "next (in the virtual environment, e.g. after: source .venv/bin/activate):",
+             f"  tensorboard --logdir {shlex.quote(str(run_dir))}     # curves at http://localhost:6006"]
+    if (run_dir / "learning_curve.png").is_file():
+        lines.append(f"  learning curve: {run_dir / 'learning_curve.png'}")
+    lines += [f"  cahoots eval {env}{opts} {policy} heuristic random     # a tournament",
+              f"  cahoots play {env}{opts} --opponents {policy}     # play against it"]
+    return lines
+
+
 def limit_blas_threads(threads: int) -> None:
     """One BLAS thread (or ``threads``): the numpy opponent networks multiply small matrices, and
     a multi-threaded OpenBLAS on a busy 2-core machine ran them 40x slower (24 ms vs 0.6 ms for a
@@ -369,15 +428,28 @@ def limit_blas_threads(threads: int) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--config", help="YAML config (configs/<game>.yaml)")
+    parser.add_argument("--config", help="a YAML config file, or the name of a packaged config: "
+                        + ", ".join(packaged_configs()))
     parser.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its checkpoint")
+    parser.add_argument("--trust-checkpoint", action="store_true",
+                        help="needed with --resume: RUN_DIR/checkpoints/model.zip holds pickles "
+                             "(SB3), which can run code when loaded; resume only your own runs")
     parser.add_argument("--runs-dir", default="runs", help="where run folders go (default runs/)")
     parser.add_argument("--total-timesteps", type=int, help="override the config's total_timesteps")
     parser.add_argument("--seed", type=int, help="override the config's seed")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
+    if args.resume and not args.trust_checkpoint:
+        parser.error(f"--resume loads {Path(args.resume) / 'checkpoints' / 'model.zip'}, an SB3 "
+                     "checkpoint made of pickles, which can run any code when loaded; if the run "
+                     "folder is your own (or you trust its source), add --trust-checkpoint")
     if args.resume:
         run_dir = Path(args.resume)
+        if not (run_dir / "config.yaml").is_file():
+            raise ConfigError(
+                f"--resume {args.resume}: " + ("no such folder" if not run_dir.is_dir() else
+                                               "not a run folder (it has no config.yaml)")
+                + f"; give a folder that a training run made, e.g. {Path(args.runs_dir) / '<run>'}")
         config = load_config(run_dir / "config.yaml")
     elif args.config:
         config = load_config(args.config)
@@ -399,6 +471,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, r in out["results"].items():
         what = "team win rate" if name == "team" else f"win share in one seat vs {name} opponents"
         print(f"{what}: {r}")
+    print("\n".join(next_steps(config, run_dir)))
     return 0
 
 

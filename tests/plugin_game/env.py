@@ -4,12 +4,14 @@ A small third-party-style game that lives in `tests/plugin_game/` and reaches th
 through its public layers (`cahoots_envs.core`). The test session registers it through the
 public API, so the whole shared test suite runs on it as on the built-in games.
 
+<!-- spaces -->
 | | |
 |---|---|
 | players | 2 (default) or 3 |
-| actions | `Discrete(18)` |
-| observation | `Box(90,)` float32 with 2 players (112 with 3) + `action_mask` |
+| actions | `Discrete(18)` at every player count |
+| observation | `Box(90,)` float32 with 2 players (112 with 3 players), and an `action_mask` (int8, one per action) |
 | game length | `hands` hands of 4 tricks: at most 4 × players × `hands` decisions |
+<!-- /spaces -->
 
 ## Rules
 
@@ -25,12 +27,12 @@ public API, so the whole shared test suite runs on it as on the built-in games.
 ## Options
 
 <!-- options-table -->
-| option | default | accepts | meaning |
-|---|---|---|---|
-| `num_players` | `2` | one of 2, 3 | number of seats |
-| `render_mode` | `None` | one of None, 'ansi', 'human' | `'ansi'` returns a text table, `'human'` prints it |
-| `reward_mode` | `'win'` | one of 'win', 'points' | `'win'`: rewards at game end only; `'points'`: rewarded as rulebook points are awarded |
-| `hands` | `1` | an int from 1 to 5 | number of hands in a game; hand k+1 is led first by the seat after hand k's first leader, and the highest total wins |
+| option | default | accepts | meaning | saved policy |
+|---|---|---|---|---|
+| `num_players` | `2` | one of 2, 3 | number of seats | must match |
+| `render_mode` | `None` | one of None, 'ansi', 'human' | `'ansi'` returns a text table, `'human'` prints it | may differ |
+| `reward_mode` | `'win'` | one of 'win', 'points' | `'win'`: rewards at game end only; `'points'`: rewarded as rulebook points are awarded | may differ |
+| `hands` | `1` | an int from 1 to 5 | number of hands in a game; hand k+1 is led first by the seat after hand k's first leader, and the highest total wins | may differ |
 <!-- /options-table -->
 
 ## Observation

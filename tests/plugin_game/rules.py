@@ -138,7 +138,7 @@ class HighCard(Game):
                 "hands", 1,
                 "number of hands in a game; hand k+1 is led first by the seat after hand k's "
                 "first leader, and the highest total wins",
-                int_range=(1, MAX_HANDS),
+                int_range=(1, MAX_HANDS), policy_may_differ=True,
             ),
         )
     )

@@ -5,12 +5,14 @@ from cahoots_envs import cahoots_coop_v0
 env = cahoots_coop_v0.env(num_players=3)   # or cahoots_envs.make("cahoots_coop-v0")
 ```
 
+<!-- spaces -->
 | | |
 |---|---|
 | players | 1–4 (default 3); 2–4 are the official counts, 1 is the spec's solo mode |
-| actions | `Discrete(112)`: a card kind (28) × a pile (4) |
-| observation | `Box(627,)` float32 with 3 players (`567` / `597` / `657` with 1 / 2 / 4) + `action_mask` |
+| actions | `Discrete(112)` at every player count |
+| observation | `Box(851,)` float32 with 3 players (791 / 821 / 881 with 1 / 2 / 4 players), and an `action_mask` (int8, one per action) |
 | game length | at most 52 decisions (one card a turn; four cards start the piles) |
+<!-- /spaces -->
 
 A cooperative game (Gamewright, 2018; Ken Gruhl): the team wins or loses together.
 
@@ -113,15 +115,15 @@ in `goals.json`.
 ## Options
 
 <!-- options-table -->
-| option | default | accepts | meaning |
-|---|---|---|---|
-| `num_players` | `3` | one of 1, 2, 3, 4 | number of seats |
-| `render_mode` | `None` | one of None, 'ansi', 'human' | `'ansi'` returns a text table, `'human'` prints it |
-| `reward_mode` | `'win'` | one of 'win', 'points' | `'win'`: rewards at game end only; `'points'`: rewarded as rulebook points are awarded |
-| `difficulty` | `'normal'` | one of 'beginner', 'normal', 'expert', 'insane' | number of goals (§1.4): 15/18/21/24 with 1–3 players, 12/15/18/21 with 4 |
-| `num_goals` | `None` | an int from 1 to 50 or one of None | play with this many goals instead (overrides `difficulty`) |
-| `multicolour_mode` | `'union'` | one of 'union', 'disjunctive' | goals naming several colours (§1.10 A2): `'union'` pools them (Spanish/English rules), `'disjunctive'` needs the goal to hold for one of them alone (Dutch) |
-| `open_hands` | `False` | one of False, True | Lil / Mini Cahoots (§1.8): every hand is visible to every player |
+| option | default | accepts | meaning | saved policy |
+|---|---|---|---|---|
+| `num_players` | `3` | one of 1, 2, 3, 4 | number of seats | must match |
+| `render_mode` | `None` | one of None, 'ansi', 'human' | `'ansi'` returns a text table, `'human'` prints it | may differ |
+| `reward_mode` | `'win'` | one of 'win', 'points' | `'win'`: rewards at game end only; `'points'`: rewarded as rulebook points are awarded | may differ |
+| `difficulty` | `'normal'` | one of 'beginner', 'normal', 'expert', 'insane' | number of goals (§1.4): 15/18/21/24 with 1–3 players, 12/15/18/21 with 4 | may differ |
+| `num_goals` | `None` | an int from 1 to 50 or one of None | play with this many goals instead (overrides `difficulty`) | may differ |
+| `multicolour_mode` | `'union'` | one of 'union', 'disjunctive' | goals naming several colours (§1.10 A2): `'union'` pools them (Spanish/English rules), `'disjunctive'` needs the goal to hold for one of them alone (Dutch) | must match |
+| `open_hands` | `False` | one of False, True | Lil / Mini Cahoots (§1.8): every hand is visible to every player | must match |
 <!-- /options-table -->
 
 ## Observation

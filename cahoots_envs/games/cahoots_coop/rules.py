@@ -88,11 +88,11 @@ class CahootsCoop(Game):
             Option(
                 "difficulty", "normal",
                 "number of goals (§1.4): 15/18/21/24 with 1–3 players, 12/15/18/21 with 4",
-                choices=DIFFICULTIES,
+                choices=DIFFICULTIES, policy_may_differ=True,
             ),
             Option(
                 "num_goals", None, "play with this many goals instead (overrides `difficulty`)",
-                choices=(None,), int_range=(1, NUM_GOAL_CARDS),
+                choices=(None,), int_range=(1, NUM_GOAL_CARDS), policy_may_differ=True,
             ),
             Option(
                 "multicolour_mode", "union",

@@ -5,12 +5,14 @@ from cahoots_envs import cahoots_tricks_v0
 env = cahoots_tricks_v0.env(num_players=4)   # or cahoots_envs.make("cahoots_tricks-v0")
 ```
 
+<!-- spaces -->
 | | |
 |---|---|
 | players | 4 (default) or 3 |
-| actions | `Discrete(120)`: play / keep / kill / take × 30 cards |
-| observation | `Box(1002,)` float32 with 4 players (`Box(811,)` with 3) + `action_mask` |
+| actions | `Discrete(120)` at every player count |
+| observation | `Box(1002,)` float32 with 4 players (811 with 3 players), and an `action_mask` (int8, one per action) |
 | game length | 11 tricks; at most 220 decisions with 4 players (176 with 3) |
+<!-- /spaces -->
 
 ## Rules
 
@@ -54,14 +56,14 @@ Rules spec: `docs/rules/cahoots_tricks.md` (section numbers below refer to it).
 ## Options
 
 <!-- options-table -->
-| option | default | accepts | meaning |
-|---|---|---|---|
-| `num_players` | `4` | one of 3, 4 | number of seats |
-| `render_mode` | `None` | one of None, 'ansi', 'human' | `'ansi'` returns a text table, `'human'` prints it |
-| `reward_mode` | `'win'` | one of 'win', 'points' | `'win'`: rewards at game end only; `'points'`: rewarded as rulebook points are awarded |
-| `scoring` | `'cards'` | one of 'cards', 'face_value' | `'cards'`: 1 point per point card (§2.3); `'face_value'`: the scoring variant, a point card counts its value (§2.5) |
-| `point_split` | `'draft'` | one of 'draft', 'random' | face-value variant only (§2.5): `'draft'`: the scoring winners take the point cards one at a time in snake order (`take 6S`); `'random'`: dealt out at random |
-| `three_way_split` | `'snake'` | one of 'snake', 'even' | three scoring winners (A3): `'snake'`: the point cards go out in snake order, 1, 1 and 2 (the winner last clockwise from the start player gets 2); `'even'`: each gets a third of the trick's points |
+| option | default | accepts | meaning | saved policy |
+|---|---|---|---|---|
+| `num_players` | `4` | one of 3, 4 | number of seats | must match |
+| `render_mode` | `None` | one of None, 'ansi', 'human' | `'ansi'` returns a text table, `'human'` prints it | may differ |
+| `reward_mode` | `'win'` | one of 'win', 'points' | `'win'`: rewards at game end only; `'points'`: rewarded as rulebook points are awarded | may differ |
+| `scoring` | `'cards'` | one of 'cards', 'face_value' | `'cards'`: 1 point per point card (§2.3); `'face_value'`: the scoring variant, a point card counts its value (§2.5) | must match |
+| `point_split` | `'draft'` | one of 'draft', 'random' | face-value variant only (§2.5): `'draft'`: the scoring winners take the point cards one at a time in snake order (`take 6S`); `'random'`: dealt out at random | must match |
+| `three_way_split` | `'snake'` | one of 'snake', 'even' | three scoring winners (A3): `'snake'`: the point cards go out in snake order, 1, 1 and 2 (the winner last clockwise from the start player gets 2); `'even'`: each gets a third of the trick's points | must match |
 <!-- /options-table -->
 
 ## Observation

@@ -5,12 +5,14 @@ from cahoots_envs import kansas_city_v0
 env = kansas_city_v0.env(num_players=4)   # or cahoots_envs.make("kansas_city-v0")
 ```
 
+<!-- spaces -->
 | | |
 |---|---|
 | players | 4 (default) or 5 |
-| actions | `Discrete(485)` with 4 players, `Discrete(286)` with 5 |
-| observation | `Box(711,)` float32 with 4 players (`Box(797,)` with 5) + `action_mask` |
+| actions | `Discrete(485)` with 4 players (286 with 5 players) |
+| observation | `Box(711,)` float32 with 4 players (797 with 5 players), and an `action_mask` (int8, one per action) |
 | game length | 3 hands of 14 (or 11) tricks; at most 297 decisions with 4 players |
+<!-- /spaces -->
 
 ## Rules
 
@@ -42,12 +44,12 @@ Rules spec: `docs/rules/kansas_city.md` (section numbers below refer to it).
 ## Options
 
 <!-- options-table -->
-| option | default | accepts | meaning |
-|---|---|---|---|
-| `num_players` | `4` | one of 4, 5 | number of seats |
-| `render_mode` | `None` | one of None, 'ansi', 'human' | `'ansi'` returns a text table, `'human'` prints it |
-| `reward_mode` | `'win'` | one of 'win', 'points' | `'win'`: rewards at game end only; `'points'`: rewarded as rulebook points are awarded |
-| `hands` | `3` | an int from 1 to 10 or one of 'per_player' | hands in a game (§4.4): 3, or `'per_player'` for the longer game |
+| option | default | accepts | meaning | saved policy |
+|---|---|---|---|---|
+| `num_players` | `4` | one of 4, 5 | number of seats | must match |
+| `render_mode` | `None` | one of None, 'ansi', 'human' | `'ansi'` returns a text table, `'human'` prints it | may differ |
+| `reward_mode` | `'win'` | one of 'win', 'points' | `'win'`: rewards at game end only; `'points'`: rewarded as rulebook points are awarded | may differ |
+| `hands` | `3` | an int from 1 to 10 or one of 'per_player' | hands in a game (§4.4): 3, or `'per_player'` for the longer game | may differ |
 <!-- /options-table -->
 
 ## Observation

@@ -88,7 +88,7 @@ class KansasCity(Game):
         + (
             Option(
                 "hands", 3, "hands in a game (§4.4): 3, or `'per_player'` for the longer game",
-                int_range=(1, MAX_HANDS), choices=("per_player",),
+                int_range=(1, MAX_HANDS), choices=("per_player",), policy_may_differ=True,
             ),
         )
     )
@@ -410,6 +410,8 @@ class KansasCity(Game):
 
     # ---- notation ----------------------------------------------------------------------------
     def action_to_str(self, action: int) -> str:
+        if not 0 <= action <= self.no_upgrade:
+            raise ValueError(f"action {action} is out of range 0..{self.no_upgrade}")
         if action < self.play_base:
             seat = self.current_player
             hand = self.sorted_hand(seat) if self._phase == PHASE_PASS and seat >= 0 else []
@@ -423,9 +425,7 @@ class KansasCity(Game):
             return f"play {action - self.trump_base + 1}T"
         if action < self.no_upgrade:
             return f"upgrade {card_str(action - self.upgrade_base)}"
-        if action == self.no_upgrade:
-            return "no upgrade"
-        raise ValueError(f"action {action} is out of range 0..{self.no_upgrade}")
+        return "no upgrade"
 
     # ---- copies and checks -------------------------------------------------------------------
     def card_locations(self) -> list[str]:

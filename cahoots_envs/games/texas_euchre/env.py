@@ -5,12 +5,14 @@ from cahoots_envs import texas_euchre_v0
 env = texas_euchre_v0.env(num_players=4)   # or cahoots_envs.make("texas_euchre-v0")
 ```
 
+<!-- spaces -->
 | | |
 |---|---|
 | players | 3, 4 (default), 5 or 6 |
-| actions | `Discrete(85)` with 4 players (69 / 117 / 181 with 3 / 5 / 6) |
-| observation | `Box(617,)` float32 with 4 players (504 / 730 / 843 with 3 / 5 / 6) + `action_mask` |
+| actions | `Discrete(85)` with 4 players (69 / 117 / 181 with 3 / 5 / 6 players) |
+| observation | `Box(617,)` float32 with 4 players (504 / 730 / 843 with 3 / 5 / 6 players), and an `action_mask` (int8, one per action) |
 | game length | rounds of a draw phase and H tricks until someone reaches the target score (100) |
+<!-- /spaces -->
 
 ## Rules
 
@@ -59,15 +61,15 @@ bad**: the lowest total wins.
 ## Options
 
 <!-- options-table -->
-| option | default | accepts | meaning |
-|---|---|---|---|
-| `num_players` | `4` | one of 3, 4, 5, 6 | number of seats |
-| `render_mode` | `None` | one of None, 'ansi', 'human' | `'ansi'` returns a text table, `'human'` prints it |
-| `reward_mode` | `'win'` | one of 'win', 'points' | `'win'`: rewards at game end only; `'points'`: rewarded as rulebook points are awarded |
-| `target_score` | `100` | an int from 1 to 10000 | the game ends after the round in which someone reaches this score (§3.2.6, A6) |
-| `face_card_values` | `'ranked'` | one of 'ranked', 'tens_ace_low', 'tens_ace_high' | points of J/Q/K/A (A2): `'ranked'` 11/12/13/14, `'tens_ace_low'` 10/10/10/1, `'tens_ace_high'` 10/10/10/11 (2–10 always score their rank) |
-| `empty_deck_throw_down` | `False` | one of False, True | A3's alternative: when the pile runs out before anyone throws down, each player in turn may still throw down (`throw down`) or decline (`discard none`); the deck is exhausted only when a whole lap has declined |
-| `reverse` | `False` | one of False, True | Reverse Texas Euchre (§3.6): the lowest card takes each trick and the mirrored scoring applies |
+| option | default | accepts | meaning | saved policy |
+|---|---|---|---|---|
+| `num_players` | `4` | one of 3, 4, 5, 6 | number of seats | must match |
+| `render_mode` | `None` | one of None, 'ansi', 'human' | `'ansi'` returns a text table, `'human'` prints it | may differ |
+| `reward_mode` | `'win'` | one of 'win', 'points' | `'win'`: rewards at game end only; `'points'`: rewarded as rulebook points are awarded | may differ |
+| `target_score` | `100` | an int from 1 to 10000 | the game ends after the round in which someone reaches this score (§3.2.6, A6) | may differ |
+| `face_card_values` | `'ranked'` | one of 'ranked', 'tens_ace_low', 'tens_ace_high' | points of J/Q/K/A (A2): `'ranked'` 11/12/13/14, `'tens_ace_low'` 10/10/10/1, `'tens_ace_high'` 10/10/10/11 (2–10 always score their rank) | must match |
+| `empty_deck_throw_down` | `False` | one of False, True | A3's alternative: when the pile runs out before anyone throws down, each player in turn may still throw down (`throw down`) or decline (`discard none`); the deck is exhausted only when a whole lap has declined | must match |
+| `reverse` | `False` | one of False, True | Reverse Texas Euchre (§3.6): the lowest card takes each trick and the mirrored scoring applies | must match |
 <!-- /options-table -->
 
 ## Observation

@@ -183,7 +183,7 @@ class TexasEuchre(Game):
             Option(
                 "target_score", 100,
                 "the game ends after the round in which someone reaches this score (§3.2.6, A6)",
-                int_range=(1, 10_000),
+                int_range=(1, 10_000), policy_may_differ=True,
             ),
             Option(
                 "face_card_values", "ranked",

@@ -1,0 +1,105 @@
+"""What a training run tells its user: the run folder at the start, a progress bar that ends at
+its total, what to do next at the end, and a learning-curve PNG whose axis labels stay apart."""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import math
+import re
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("sb3_contrib")
+yaml = pytest.importorskip("yaml")
+
+from cahoots_envs.training.config import load_config
+from cahoots_envs.training.train import main, next_steps, planned_steps, plot_learning_curve
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_planned_steps_are_whole_rollouts() -> None:
+    assert planned_steps(400_000, 64 * 64) == 401_408  # the default Kansas City config
+    assert planned_steps(4096, 4096) == 4096
+    assert planned_steps(200, 128) == 256
+    assert planned_steps(0, 128) == 0
+
+
+def test_run_prints_its_folder_first_a_bar_that_ends_at_its_total_and_what_next(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = {
+        "env_id": "kansas_city-v0", "env_options": {"num_players": 4, "reward_mode": "points",
+                                                    "hands": 1},
+        "seed": 1, "total_timesteps": 200, "n_envs": 4, "checkpoint_every": 128,
+        "progress_bar": True, "ppo": {"n_steps": 32, "batch_size": 64, "n_epochs": 1,
+                                      "net_arch": [16]},
+        "pool": {"snapshot_every": 64, "latest": 1.0},
+        "eval": {"every": 128, "games": 2, "final_games": 2},
+    }
+    path = tmp_path / "tiny.yaml"
+    path.write_text(yaml.safe_dump(config))
+    assert main(["--config", str(path), "--runs-dir", str(tmp_path / "runs")]) == 0
+    out, err = capsys.readouterr()
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    lines = out.splitlines()
+    assert lines[0] == f"run folder: {run_dir}"
+    assert lines[1].startswith("learner steps: 0 to 256 (200 asked;")
+    # the bar counts to the real end (whole rollouts of 4 x 32), never past its total
+    counts = [(int(a), int(b)) for a, b in re.findall(r"(\d+)/(\d+) \[", err)]
+    assert counts and {total for _, total in counts} == {256}
+    assert counts[-1] == (256, 256)
+    policy = run_dir / "policy.safetensors"
+    assert f"  tensorboard --logdir {run_dir}" in out
+    assert f"  cahoots eval kansas_city-v0 -n 4 -o hands=1 {policy} heuristic random" in out
+    assert f"  cahoots play kansas_city-v0 -n 4 -o hands=1 --opponents {policy}" in out
+    assert f"  learning curve: {run_dir / 'learning_curve.png'}" in out
+
+
+def test_next_steps_quote_paths_and_write_options_as_the_cli_reads_them(tmp_path: Path) -> None:
+    config = load_config(ROOT / "configs" / "cahoots_coop.yaml")
+    config.env_options["open_hands"] = True
+    text = "\n".join(next_steps(config, tmp_path / "my runs" / "r"))
+    assert "-n 3 -o difficulty=normal -o open_hands=true" in text
+    assert "reward_mode" not in text
+    assert f"'{tmp_path}/my runs/r/policy.safetensors'" in text
+
+
+@pytest.mark.parametrize("steps", [2_048, 400_000, 2_000_000])
+def test_learning_curve_step_labels_do_not_touch(steps: int, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from matplotlib.figure import Figure
+
+    with (tmp_path / "eval.csv").open("w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["timesteps", "opponent", "games", "win_rate", "ci_low", "ci_high",
+                         "mean_score"])
+        for k in range(9):
+            for name in ("random", "heuristic"):
+                writer.writerow([steps * k // 8, name, 100, 0.4, 0.3, 0.5, 1.0])
+    with (tmp_path / "progress.csv").open("w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["time/total_timesteps", "rollout/ep_rew_mean"])
+        for k in range(1, 50):
+            writer.writerow([steps * k // 49, 3 + math.log(k)])
+    figures: list[Figure] = []
+    save = Figure.savefig
+    monkeypatch.setattr(Figure, "savefig", lambda fig, *a, **kw: (figures.append(fig),
+                                                                  save(fig, *a, **kw))[1])
+    config = load_config(ROOT / "configs" / "kansas_city.yaml")
+    assert plot_learning_curve(tmp_path, config) == tmp_path / "learning_curve.png"
+    (fig,) = figures
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(fig)  # the figure was closed after saving
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    for ax in fig.axes:
+        low, high = ax.get_xlim()
+        labels = [t.label1 for t in ax.xaxis.get_major_ticks()
+                  if low <= t.get_loc() <= high and t.label1.get_text()]
+        assert 3 <= len(labels) <= 7
+        boxes = sorted((lab.get_window_extent(renderer) for lab in labels), key=lambda b: b.x0)
+        for left, right in itertools.pairwise(boxes):
+            assert right.x0 - left.x1 >= 5, [lab.get_text() for lab in labels]
