@@ -323,6 +323,10 @@ class TournamentResult:
                   f"{score_label + ' (95% CI)':<25}")
         if self.rating_model:
             header += f" {'rating':>12}"
+        for name, differences in self.meta.get("option_differences", {}).items():
+            played = ", ".join(f"{k}={now!r} (trained at {trained!r})"
+                               for k, (trained, now) in differences.items())
+            lines.extend(textwrap.wrap(f"{label.get(name, name)} plays across {played}", 80))
         lines.append(header.rstrip())
 
         def named(name: str, row: str) -> list[str]:
@@ -580,9 +584,15 @@ def run_tournament(
         raise ValueError(f"{raw.env_id} is cooperative: every seat plays for one team, so a "
                          "field does not apply; evaluate the team policies without it")
     game_options = dict(raw.options)
-    for source in sources.values():  # fail fast on a bad spec, before any worker starts
-        if isinstance(source, str):
-            cahoots_envs.load_policy(source, raw.env_id, game_options, seed=0)
+    # fail fast on a bad spec, before any worker starts; note which saved policies play across
+    # an option they were trained without (a setting such as the difficulty: loading allows it)
+    across: dict[str, dict[str, list[Any]]] = {}
+    for name, source in sources.items():
+        policy = (cahoots_envs.load_policy(source, raw.env_id, game_options, seed=0)
+                  if isinstance(source, str) else source)
+        differences = getattr(policy, "option_differences", None) or {}
+        if differences:
+            across[name] = {k: list(v) for k, v in differences.items()}
     if log_dir is not None:
         _make_log_dir(Path(log_dir))
     token = uuid.uuid4().hex
@@ -614,7 +624,10 @@ def run_tournament(
             _OBJECTS.pop(key, None)
         if bar is not None:
             bar.close()
-    return summarise(raw.env_id, options, names, seed, results, field_policy=field_name)
+    result = summarise(raw.env_id, options, names, seed, results, field_policy=field_name)
+    if across:
+        result.meta["option_differences"] = across
+    return result
 
 
 def _entries(policies: list[Any], field: Any) -> dict[str, Any]:

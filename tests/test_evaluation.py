@@ -188,3 +188,15 @@ def test_tables_show_full_labels_within_80_columns() -> None:
     assert "heuristic" in table and "…" not in table
     assert max(len(line) for line in table.splitlines()) <= 80
     assert result.labels()[long] == long
+
+
+def test_a_policy_played_across_an_option_is_reported() -> None:
+    """zoo:cahoots_coop was trained at normal difficulty; at beginner it may play, and the
+    tournament's result and table say so."""
+    result = run_tournament("cahoots_coop", ["zoo:cahoots_coop", "heuristic"], num_games=2,
+                            options={"difficulty": "beginner", "num_players": 3})
+    assert result.meta["option_differences"] == {
+        "zoo:cahoots_coop": {"difficulty": ["normal", "beginner"]}}
+    assert "zoo:cahoots_coop plays across difficulty='beginner' (trained at 'normal')" in result.table()
+    plain = run_tournament("cahoots_coop", ["heuristic"], num_games=1, options={"num_players": 3})
+    assert "option_differences" not in plain.meta

@@ -160,6 +160,17 @@ def test_illegal_actions() -> None:
         strict.step(10_000)
 
 
+@pytest.mark.parametrize("junk", [5.0, np.float64(5), True, np.bool_(True), "5", np.array([5])])
+def test_step_refuses_what_discrete_refuses_and_changes_nothing(junk: object) -> None:
+    env = SeatEnv(KC, seed=0)
+    obs, _ = env.reset(seed=0)
+    legal = int(np.flatnonzero(env.action_masks())[0])
+    with pytest.raises(IllegalActionError, match="not an action id"):
+        env.step(junk if not isinstance(junk, (float, np.floating)) else float(legal))
+    assert (env._observe() == obs).all() and env.action_masks()[legal]
+    env.step(np.int64(legal))  # what SB3 hands over is accepted
+
+
 def test_bad_arguments() -> None:
     with pytest.raises(ValueError, match="team mode is for cooperative games"):
         SeatEnv(KC, team=True)

@@ -23,8 +23,10 @@ from gymnasium import spaces
 
 from cahoots_envs.core.aec import ILLEGAL_ACTION_REWARD
 from cahoots_envs.core.driver import RewardRule, fill_mask, fill_observation
+from cahoots_envs.core.game import action_id
 from cahoots_envs.core.layout import OBS_DTYPE
 from cahoots_envs.core.policy import Policy
+from cahoots_envs.core.text import short_repr
 from cahoots_envs.errors import IllegalActionError
 from cahoots_envs.policies.envinfo import EnvInfo, env_info
 from cahoots_envs.training.pool import OpponentPool
@@ -212,7 +214,13 @@ class SeatEnv(gym.Env):
         g = t.game
         if self._ended or g.is_over:
             raise RuntimeError("the episode is over; call reset()")
-        action = int(action)
+        given = action
+        action = action_id(given)  # what gymnasium's Discrete accepts, bools excepted
+        if action is None:
+            raise IllegalActionError(
+                f"learner action {short_repr(given)} is not an action id; step() takes a Python "
+                "int, a numpy integer or a 0-d integer array (not a bool, float or string)"
+            )
         legal = g.legal_actions()
         if action not in legal:
             if self.illegal_action == "raise" or not 0 <= action < self.info.num_actions:
