@@ -80,8 +80,7 @@ class CardGameEnv(AECEnv):
         self._rng: np.random.Generator | None = None
         self.game: Game | None = None
         self._legal: list[int] | None = None
-        self._illegal_ended = False
-        self._illegal_agent: str | None = None
+        self._illegal_agent: str | None = None  # set when the protected env ended the game
 
     # ---- spaces -------------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
@@ -147,7 +146,6 @@ class CardGameEnv(AECEnv):
         self._rng = trial_rng
         self.game = game
         self._legal = None
-        self._illegal_ended = False
         self._illegal_agent = None
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
@@ -212,7 +210,7 @@ class CardGameEnv(AECEnv):
         agent = self.agent_selection if agent is None else agent
         mask = np.zeros(self.num_actions, np.int8)
         if (self._seat(agent) == game.current_player and not game.is_over
-                and not self._illegal_ended):
+                and self._illegal_agent is None):
             mask[self.legal_actions()] = 1
         return mask
 
@@ -282,7 +280,6 @@ class CardGameEnv(AECEnv):
             "game terminating with current player losing.",
             stacklevel=2,
         )
-        self._illegal_ended = True
         self._illegal_agent = agent
         self._cumulative_rewards[agent] = 0.0
         self.terminations = dict.fromkeys(self.agents, True)
@@ -313,7 +310,7 @@ class CardGameEnv(AECEnv):
         game = self._game_or_raise()
         agents = list(self.possible_agents)
         scores = [float(s) for s in game.scores]
-        if self._illegal_ended:
+        if self._illegal_agent is not None:
             outcome = [ILLEGAL_ACTION_REWARD if a == self._illegal_agent else 0.0 for a in agents]
             return {"scores": scores, "outcome": outcome, "winners": [], "agents": agents,
                     "ended_by": "illegal_action"}

@@ -63,20 +63,21 @@ class Game(abc.ABC):
         cls._text = text
 
     @classmethod
+    def _bound(cls, member: str) -> Any:
+        value = cls.__dict__.get(f"_{member}")
+        if value is None:
+            raise RuntimeError(f"{cls.NAME}: no {member} bound; build the game's GameSpec first")
+        return value
+
+    @classmethod
     def encoder(cls) -> Any:
         """The game's encoder: ``build_layout(num_players)`` and ``encode(game, seat, out)``."""
-        encoder = cls.__dict__.get("_encoder")
-        if encoder is None:
-            raise RuntimeError(f"{cls.NAME}: no encoder bound; build the game's GameSpec first")
-        return encoder
+        return cls._bound("encoder")
 
     @classmethod
     def text(cls) -> Any:
         """The game's text: headline, spectator render, seat view, narration, move examples."""
-        text = cls.__dict__.get("_text")
-        if text is None:
-            raise RuntimeError(f"{cls.NAME}: no text bound; build the game's GameSpec first")
-        return text
+        return cls._bound("text")
 
     @classmethod
     def layout(cls, options: Mapping[str, Any]) -> Layout:

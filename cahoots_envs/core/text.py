@@ -8,6 +8,7 @@ summary from these pieces. Nothing here imports a game module.
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Sequence
 from typing import Any
 
 WIDTH = 80
@@ -79,3 +80,18 @@ def default_final_summary(game: Any, seat: int | None = None) -> str:
         names = " and ".join(("you" if s == seat else f"player_{s}") for s in winners)
         result = f"{names} win{'s' if len(winners) == 1 and winners[0] != seat else ''}."
     return f"Final scores: {scores}. {result}"
+
+
+def trick_taken_lines(before: Sequence[int], after: Sequence[int]) -> list[str]:
+    """"player_N takes the trick" for each seat whose tricks-won count went up by one."""
+    return [f"  -> player_{s} takes the trick"
+            for s, (x, y) in enumerate(zip(before, after)) if y == x + 1]
+
+
+def hand_end_lines(before: Sequence[Sequence[Any]], after: Sequence[Sequence[Any]],
+                   label: str = "hand") -> list[str]:
+    """"== end of hand K: player_0 P0 ..." when a step finished a hand (a new per-hand row)."""
+    if len(after) <= len(before):
+        return []
+    points = " ".join(f"player_{s} {p}" for s, p in enumerate(after[-1]))
+    return [f"  == end of {label} {len(after)}: {points}"]

@@ -8,6 +8,7 @@ from cahoots_envs.core.text import (
     count_cards,
     default_final_summary,
     fit,
+    hand_end_lines,
     who,
     wrap,
     wrap_items,
@@ -89,11 +90,7 @@ def narrate(before: HighCard, after: HighCard) -> list[str]:
     out: list[str] = []
     if after.tricks_done > before.tricks_done:
         out.append(f"  -> player_{after.last_winner} takes the trick")
-    if len(after.hand_scores) > len(before.hand_scores):
-        k = len(after.hand_scores)
-        pts = " ".join(f"player_{s} {p}" for s, p in enumerate(after.hand_scores[-1]))
-        out.append(f"  == end of hand {k}: {pts}")
-    return out
+    return out + hand_end_lines(before.hand_scores, after.hand_scores)
 
 
 def final_summary(game: HighCard, seat: int | None = None) -> str:

@@ -11,7 +11,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from cahoots_envs.core.cards import bits
-from cahoots_envs.core.text import default_final_summary, who, wrap, wrap_items
+from cahoots_envs.core.text import (
+    default_final_summary,
+    hand_end_lines,
+    trick_taken_lines,
+    who,
+    wrap,
+    wrap_items,
+)
 from cahoots_envs.games.kansas_city.rules import (
     RANK_MASKS,
     SUITS,
@@ -144,12 +151,8 @@ def public_action(game: KansasCity, action: int, viewer: int) -> str:
 
 def narrate(before: KansasCity, after: KansasCity) -> list[str]:
     """Lines on what a step completed: a trick taken, a hand scored."""
-    out = [f"  -> player_{s} takes the trick"
-           for s, (x, y) in enumerate(zip(before.tricks_won, after.tricks_won)) if y == x + 1]
-    if len(after.hand_scores) > len(before.hand_scores):
-        pts = " ".join(f"player_{s} {p}" for s, p in enumerate(after.hand_scores[-1]))
-        out.append(f"  == end of hand {len(after.hand_scores)}: {pts}")
-    return out
+    return (trick_taken_lines(before.tricks_won, after.tricks_won)
+            + hand_end_lines(before.hand_scores, after.hand_scores, "hand"))
 
 
 def final_summary(game: KansasCity, seat: int | None = None) -> str:

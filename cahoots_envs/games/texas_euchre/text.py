@@ -10,7 +10,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from cahoots_envs.core.cards import bits
-from cahoots_envs.core.text import count_cards, default_final_summary, who, wrap, wrap_items
+from cahoots_envs.core.text import (
+    count_cards,
+    default_final_summary,
+    hand_end_lines,
+    trick_taken_lines,
+    who,
+    wrap,
+    wrap_items,
+)
 from cahoots_envs.games.texas_euchre.rules import card_str
 
 if TYPE_CHECKING:
@@ -99,12 +107,8 @@ def public_action(game: TexasEuchre, action: int, viewer: int) -> str:
 
 def narrate(before: TexasEuchre, after: TexasEuchre) -> list[str]:
     """Lines on what a step completed: a trick taken, a round scored."""
-    out = [f"  -> player_{s} takes the trick"
-           for s, (x, y) in enumerate(zip(before.tricks_won, after.tricks_won)) if y == x + 1]
-    if len(after.round_points) > len(before.round_points):
-        pts = " ".join(f"player_{s} {p}" for s, p in enumerate(after.round_points[-1]))
-        out.append(f"  == end of round {len(after.round_points)}: {pts}")
-    return out
+    return (trick_taken_lines(before.tricks_won, after.tricks_won)
+            + hand_end_lines(before.round_points, after.round_points, "round"))
 
 
 def final_summary(game: TexasEuchre, seat: int | None = None) -> str:
