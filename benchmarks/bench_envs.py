@@ -86,7 +86,7 @@ def memory_of_live_envs(count: int = 1000) -> float:
     envs = []
     rng = np.random.default_rng(0)
     for i in range(count):
-        env = cahoots_envs.make("kansas_city-v0")
+        env = cahoots_envs.make("kansas_city-v1")
         env.reset(seed=i)
         for _ in range(10):
             legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
@@ -139,7 +139,7 @@ def main(argv: list[str] | None = None) -> None:
         print(f"| {name} | {sps:,.0f} | {gps:,.1f} |{ratio}")
     print()
     mem = memory_of_live_envs()
-    print(f"memory of 1,000 live kansas_city_v0 envs: {mem:.0f} MB "
+    print(f"memory of 1,000 live kansas_city_v1 envs: {mem:.0f} MB "
           f"({mem * 1024 / 1000:.0f} KB per env)")
     sys.stdout.flush()
 

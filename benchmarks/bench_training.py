@@ -11,7 +11,7 @@ rollouts and updates together):
   n_steps = 2048 / n_envs so a rollout is still 2048 steps), with every other seat played by
   frozen network snapshots of the learner (numpy MLPs of the learner's shape).
 
-    python benchmarks/bench_training.py [--env kansas_city-v0] [--steps 6144] [--n-envs 16 64 256]
+    python benchmarks/bench_training.py [--env kansas_city-v1] [--steps 6144] [--n-envs 16 64 256]
 
 Two columns per row: steps/s of the whole ``learn()`` and of its rollout collection alone (the
 environment, the opponents and the learner's inference; the gradient updates excluded). The
@@ -121,7 +121,7 @@ def snapshot_pool(env_id: str, count: int = 2) -> OpponentPool:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--env", default="kansas_city-v0")
+    parser.add_argument("--env", default="kansas_city-v1")
     parser.add_argument("--steps", type=int, default=6144, help="learner steps timed per row")
     parser.add_argument("--n-envs", type=int, nargs="+", default=[16, 64, 256])
     args = parser.parse_args()

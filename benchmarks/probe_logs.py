@@ -228,8 +228,8 @@ def variants(name: str, records: list[dict[str, Any]]) -> list[Variant]:
                                      ("a list", [], False), ("unknown key added", {**value, "zz": 1}, False)]:
                 field(0, "header", "header", key, new, same)
             continue
-        other = {"env_id": "cahoots_envs/texas_euchre-v0" if "kansas" in str(value)
-                 else "cahoots_envs/kansas_city-v0",
+        other = {"env_id": "cahoots_envs/texas_euchre-v1" if "kansas" in str(value)
+                 else "cahoots_envs/kansas_city-v1",
                  "format": "some-other-format"}.get(key)
         for label, new, same in value_variants(key, value, other):
             recs = copy.deepcopy(records)

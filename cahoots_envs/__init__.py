@@ -1,7 +1,7 @@
 """cahoots-envs: PettingZoo AEC environments for four card games.
 
 >>> import cahoots_envs
->>> env = cahoots_envs.make("kansas_city-v0", num_players=4)
+>>> env = cahoots_envs.make("kansas_city-v1", num_players=4)
 >>> env.reset(seed=0)
 """
 
@@ -13,6 +13,7 @@ from cahoots_envs.errors import (
     IllegalActionError,
     IncompatiblePolicyError,
     NotAvailableError,
+    RetiredEnvError,
 )
 
 # numpy only: saved policies load without torch (torch/sb3 are needed for training alone)
@@ -36,6 +37,7 @@ __all__ = [
     "IllegalActionError",
     "IncompatiblePolicyError",
     "NotAvailableError",
+    "RetiredEnvError",
     "__version__",
     "game_spec",
     "list_envs",

@@ -12,6 +12,12 @@ class IllegalActionError(ValueError):
     """
 
 
+class RetiredEnvError(ValueError):
+    """An env id of an earlier version (``kansas_city-v0`` once ``-v1`` is out) was asked for.
+    The message names the current id and what changed since; game logs of earlier versions whose
+    rules are unchanged still replay."""
+
+
 class EnvNotResetError(RuntimeError):
     """``step``, ``observe``, ``last`` or ``render`` was called before ``reset``."""
 

@@ -1,7 +1,7 @@
 """Matches and tournaments between policies, with win rates, score intervals and ratings.
 
     from cahoots_envs.evaluation import run_tournament
-    result = run_tournament("kansas_city-v0", ["heuristic", "random"], num_games=200, seed=0)
+    result = run_tournament("kansas_city-v1", ["heuristic", "random"], num_games=200, seed=0)
     print(result.table())            # terminal table
     result.to_json("results.json")   # for tools
     result.plot("ratings.png")       # ratings with intervals (matplotlib)

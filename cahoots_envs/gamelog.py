@@ -3,7 +3,7 @@
 A log is one JSON object per line::
 
     {"type": "header", "format": "cahoots-envs-gamelog", "format_version": 1,
-     "env_id": "cahoots_envs/kansas_city-v0", "env_version": 0, "options": {...},
+     "env_id": "cahoots_envs/kansas_city-v1", "env_version": 1, "options": {...},
      "seed": 7, "scripted": false, "deal": {...}, "players": [...]}
                                            # (+ "script_hands": k after a whole-game reset)
     {"type": "action", "turn": 0, "seat": 1, "agent": "player_1", "phase": "pass",
@@ -43,7 +43,7 @@ and a log read from a file may hold at most ``MAX_LOG_BYTES``, no line longer th
 
 Record from Python with ``GameRecorder`` (a thin wrapper around any env of this package)::
 
-    rec = GameRecorder(cahoots_envs.make("kansas_city-v0"), players=["me", "bot", "bot", "bot"])
+    rec = GameRecorder(cahoots_envs.make("kansas_city-v1"), players=["me", "bot", "bot", "bot"])
     rec.reset(seed=7)
     while not rec.done:
         rec.step(my_choice(rec.env))
@@ -71,6 +71,7 @@ from typing import IO, Any
 import numpy as np
 
 from cahoots_envs.core.game import Game
+from cahoots_envs.errors import RetiredEnvError
 
 LOG_FORMAT = "cahoots-envs-gamelog"
 LOG_FORMAT_VERSION = 1
@@ -682,21 +683,28 @@ def replay_env(log: GameLog, render_mode: str | None = "ansi") -> Any:
     name = env_id.split("/", 1)[-1]
     game_name, _, _version = name.partition("-v")
     envs = cahoots_envs.list_envs()
-    if env_id not in envs:
+    try:
+        spec = cahoots_envs.game_spec(env_id, replay=True)
+    except RetiredEnvError as e:  # rules changed since: the log's game is no longer playable
+        raise ReplayError(f"the log is for {env_id}, which this package cannot replay: {e}") from None
+    except ValueError:
         known = {e.split("/", 1)[1] for e in envs}
         same_game = [k for k in known if k.startswith(game_name + "-v")]
         hint = f"this package has {same_game[0]}" if same_game else f"known envs: {', '.join(sorted(known))}"
-        raise ReplayError(f"the log is for {env_id}, which this package does not have ({hint})")
+        raise ReplayError(f"the log is for {env_id}, which this package does not have ({hint})") from None
+    if "/" not in env_id or not _version.isdigit():
+        raise ReplayError(f"{at}: 'env_id' must be a full id like {spec.env_id}, got {env_id!r}")
     options = dict(header["options"])
     if "render_mode" in options:
         raise ReplayError(f"{at}: 'options' holds render_mode, which is not a game option")
     try:
-        env = cahoots_envs.make_raw(env_id, render_mode=render_mode, **options)
+        # a log of an earlier version whose rules are unchanged replays on the current env
+        env = cahoots_envs.make_raw(spec.env_id, render_mode=render_mode, **options)
     except _ENV_ERRORS as e:
         raise ReplayError(f"{at}: 'options' are not options of {env_id}: {e}") from None
-    if header["env_version"] != env.game_cls.VERSION:
-        raise ReplayError(f"{at}: 'env_version' is {header['env_version']!r} but {env_id} is "
-                          f"version {env.game_cls.VERSION}")
+    if header["env_version"] != int(_version):
+        raise ReplayError(f"{at}: 'env_version' is {header['env_version']!r} but the log's env "
+                          f"is {env_id}")
     logged_options = {k: header["options"][k] for k in env.options if k in header["options"]}
     if {k: env.options[k] for k in logged_options} != logged_options:
         raise ReplayError(f"{at}: 'options' {logged_options} are not as {env_id} reads them "

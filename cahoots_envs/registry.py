@@ -21,6 +21,7 @@ from typing import Any
 import pettingzoo
 
 from cahoots_envs.core.spec import NAMESPACE, SPEC_LOOKUP, GameSpec
+from cahoots_envs.errors import RetiredEnvError
 
 ENTRY_POINT_GROUP = "cahoots_envs.games"
 
@@ -64,6 +65,9 @@ def register_game(spec: GameSpec, *, replace: bool = False) -> str:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # PettingZoo warns when an id is overridden
         pettingzoo.register("aec", spec.env_id, entry_point=_Factory(spec.env_id))
+        for old in range(spec.version):  # so pettingzoo.make(<retired id>) says what to use
+            pettingzoo.register("aec", f"{NAMESPACE}/{name}-v{old}",
+                                entry_point=_Factory(f"{NAMESPACE}/{name}-v{old}"))
     return spec.env_id
 
 
@@ -77,7 +81,9 @@ def unregister_game(name_or_id: str) -> GameSpec:
 
 
 def _unregister_pettingzoo(env_id: str) -> None:
-    pettingzoo.aec_registry.pop(env_id, None)
+    name, _, version = env_id.rpartition("-v")
+    for v in range(int(version) + 1):
+        pettingzoo.aec_registry.pop(f"{name}-v{v}", None)
 
 
 class _Factory:
@@ -101,22 +107,42 @@ def registered_games() -> list[GameSpec]:
 
 
 def list_envs() -> list[str]:
-    """Every registered env id, e.g. ``cahoots_envs/kansas_city-v0``."""
+    """Every registered env id, e.g. ``cahoots_envs/kansas_city-v1``."""
     return [spec.env_id for spec in _SPECS.values()]
 
 
-def game_spec(env_id: str) -> GameSpec:
-    """The ``GameSpec`` of ``env_id``: ``cahoots_envs/kansas_city-v0``, ``kansas_city-v0`` or
-    just ``kansas_city`` all name the same game."""
+def game_spec(env_id: str, *, replay: bool = False) -> GameSpec:
+    """The ``GameSpec`` of ``env_id``: ``cahoots_envs/kansas_city-v1``, ``kansas_city-v1`` or
+    just ``kansas_city`` all name the same game.
+
+    An earlier version's id raises ``RetiredEnvError`` naming the current one and what changed;
+    with ``replay=True`` (game logs) it is accepted while the game's rules are unchanged since
+    (the rules class's ``REPLAYS_FROM``)."""
     name = env_id.split("/", 1)[1] if env_id.startswith(NAMESPACE + "/") else env_id
     game, _, version = name.partition("-v")
     spec = _SPECS.get(game)
-    if spec is None and "_v" in game:  # the module style, kansas_city_v0
+    if spec is None and "_v" in game:  # the module style, kansas_city_v1
         game, _, version = game.rpartition("_v")
         spec = _SPECS.get(game)
-    if spec is None or (version and version != str(spec.version)):
+    if spec is not None and version and version != str(spec.version):
+        if version.isdigit() and int(version) < spec.version:
+            if replay and int(version) >= spec.rules.REPLAYS_FROM:
+                return spec
+            raise RetiredEnvError(retired_message(spec, int(version)))
+        spec = None
+    if spec is None:
         raise ValueError(f"unknown env {env_id!r}; known envs: {', '.join(list_envs())}")
     return spec
+
+
+def retired_message(spec: GameSpec, version: int) -> str:
+    """Why ``<game>-v<version>`` is refused: the current id and every change since."""
+    changes = "; ".join(note for v, note in sorted(spec.rules.VERSION_NOTES.items()) if v > version)
+    message = (f"{spec.name}-v{version} is retired: use {spec.name}-v{spec.version} "
+               f"({changes or 'a newer version'})")
+    if version >= spec.rules.REPLAYS_FROM:
+        message += f"; policies trained on v{version} must be retrained, its game logs still replay"
+    return message
 
 
 SPEC_LOOKUP[:] = [game_spec]

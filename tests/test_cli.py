@@ -188,7 +188,7 @@ def test_replay_refuses_a_tampered_log(tmp_path) -> None:
 def test_bench_runs_quickly() -> None:
     out = cahoots("bench", "--quick", "--seconds", "0.02")
     assert out.returncode == 0, out.stderr
-    assert "steps/s" in out.stdout and "kansas_city-v0 (4p)" in out.stdout
+    assert "steps/s" in out.stdout and "kansas_city-v1 (4p)" in out.stdout
     # the full script: test_bench_without_pettingzoo_classic_says_so runs it in-process
 
 
@@ -328,7 +328,7 @@ def test_eval_puts_a_candidate_against_a_field(capsys, tmp_path) -> None:
 def test_bench_without_pettingzoo_classic_says_so(capsys, monkeypatch) -> None:
     monkeypatch.setitem(sys.modules, "pettingzoo.classic", None)  # as if not installed
     code, out, err = run_main(capsys, "bench", "--", "--seconds", "0.01", "--rounds", "1",
-                              "--envs", "cahoots_coop_v0 (2p)")
+                              "--envs", "cahoots_coop_v1 (2p)")
     assert code == 0
     assert "cahoots_coop" in out and "nan" not in out and "ratio" not in out
     assert "pettingzoo[classic] is not installed" in err and "cahoots-envs[bench]" in err

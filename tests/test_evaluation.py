@@ -178,7 +178,7 @@ def test_policy_objects_play_labelled_by_name_and_numbered() -> None:
 def test_tables_show_full_labels_within_80_columns() -> None:
     import cahoots_envs
 
-    long = "kansas_city-v0__maskableppo__0__20261129-143050"
+    long = "kansas_city-v1__maskableppo__0__20261129-143050"
     bot = cahoots_envs.load_policy("random", "kansas_city", {"hands": 1})
     bot.name = long
     result = run_tournament("kansas_city", [bot, "heuristic"], num_games=4,

@@ -88,7 +88,8 @@ def test_record_then_replay_gives_the_same_scores(game: str, scripted: bool) -> 
         assert json.loads(lines[0])["type"] == "header"
         assert json.loads(lines[-1])["type"] == "end"
         header = json.loads(lines[0])
-        assert header["env_id"] == f"cahoots_envs/{game}-v0" and header["env_version"] == 0
+        assert header["env_id"] == f"cahoots_envs/{game}-v{cls.VERSION}"
+        assert header["env_version"] == cls.VERSION
         assert header["scripted"] is scripted and header["deal"] is not None
         assert all(set(json.loads(x)) >= {"seat", "action"} for x in lines if '"action"' in x)
         result = replay_log(GameLog.from_lines(lines))

@@ -33,7 +33,7 @@ from cahoots_envs.policies.saved import METADATA_KEY
 
 ENVS = cahoots_envs.list_envs()
 BUILTIN_CASES = [(e, s) for e in ENVS for s in builtin_specs(e)]
-KC = "cahoots_envs/kansas_city-v0"
+KC = "cahoots_envs/kansas_city-v1"
 
 
 def collect(env_id: str, policy: Policy, seed: int = 0, **options):
@@ -152,7 +152,7 @@ def saved(tmp_path: Path) -> Path:
 def test_wrong_env_is_refused(saved: Path) -> None:
     other = next((e for e in ENVS if e != KC), None)
     if other is not None:
-        with pytest.raises(IncompatiblePolicyError, match="trained on cahoots_envs/kansas_city-v0"):
+        with pytest.raises(IncompatiblePolicyError, match="trained on cahoots_envs/kansas_city-v1"):
             load_policy(str(saved), other)
     with pytest.raises(IncompatiblePolicyError, match="num_players=4 in the policy but num_players=5"):
         load_policy(str(saved), KC, {"num_players": 5})
@@ -440,8 +440,8 @@ def test_saved_policies_load_without_torch(saved: Path) -> None:
     code = (
         "import sys; sys.modules['torch'] = None; sys.modules['stable_baselines3'] = None\n"
         "import cahoots_envs, numpy as np\n"
-        f"p = cahoots_envs.load_policy({str(saved)!r}, 'kansas_city-v0')\n"
-        "env = cahoots_envs.make('kansas_city-v0'); env.reset(seed=0)\n"
+        f"p = cahoots_envs.load_policy({str(saved)!r}, 'kansas_city-v1')\n"
+        "env = cahoots_envs.make('kansas_city-v1'); env.reset(seed=0)\n"
         "o = env.observe(env.agent_selection)\n"
         "print(p.act(o['observation'], o['action_mask']))\n"
     )

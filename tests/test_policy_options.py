@@ -18,11 +18,11 @@ ZOO = Path(cahoots_envs.__file__).parent / "policies" / "zoo"
 def test_an_option_the_policy_does_not_record_means_its_default() -> None:
     meta = read_metadata(ZOO / "texas_euchre.safetensors")
     meta["game_options"].pop("empty_deck_throw_down", None)
-    check_compatible(meta, env_info("texas_euchre-v0", {}))  # the default: compatible
+    check_compatible(meta, env_info("texas_euchre-v1", {}))  # the default: compatible
     with pytest.raises(IncompatiblePolicyError, match="empty_deck_throw_down"):
-        check_compatible(meta, env_info("texas_euchre-v0", {"empty_deck_throw_down": True}))
+        check_compatible(meta, env_info("texas_euchre-v1", {"empty_deck_throw_down": True}))
     with pytest.raises(IncompatiblePolicyError, match="empty_deck_throw_down"):
-        cahoots_envs.load_policy("zoo:texas_euchre", "texas_euchre-v0",
+        cahoots_envs.load_policy("zoo:texas_euchre", "texas_euchre-v1",
                                  {"empty_deck_throw_down": True})
 
 
@@ -35,7 +35,7 @@ MAY_DIFFER = {
     "cahoots_tricks": {"reward_mode"},
     "cahoots_coop": {"reward_mode", "difficulty", "num_goals"},
 }
-KC = "cahoots_envs/kansas_city-v0"
+KC = "cahoots_envs/kansas_city-v1"
 
 
 def test_each_option_declares_whether_a_policy_may_play_across_it() -> None:
@@ -80,27 +80,27 @@ def test_a_policy_plays_across_a_setting_and_records_the_difference(tmp_path: Pa
 
 @pytest.mark.skipif(not (ZOO / "cahoots_coop.safetensors").exists(), reason="no zoo policy")
 def test_the_coop_zoo_policy_plays_at_beginner() -> None:
-    policy = cahoots_envs.load_policy("zoo:cahoots_coop", "cahoots_coop-v0",
+    policy = cahoots_envs.load_policy("zoo:cahoots_coop", "cahoots_coop-v1",
                                       {"difficulty": "beginner"})
     assert policy.option_differences == {"difficulty": ("normal", "beginner")}
-    assert cahoots_envs.load_policy("zoo:cahoots_coop", "cahoots_coop-v0",
+    assert cahoots_envs.load_policy("zoo:cahoots_coop", "cahoots_coop-v1",
                                     {"num_goals": 5}).option_differences == {"num_goals": (None, 5)}
 
 
 def test_a_rule_variant_is_refused_with_the_reason(tmp_path: Path) -> None:
     with pytest.raises(IncompatiblePolicyError,
                        match=r"reverse=False in the policy but reverse=True.*rule variant"):
-        check_compatible(dict(env_info("texas_euchre-v0").describe()),
-                         env_info("texas_euchre-v0", {"reverse": True}))
+        check_compatible(dict(env_info("texas_euchre-v1").describe()),
+                         env_info("texas_euchre-v1", {"reverse": True}))
     with pytest.raises(IncompatiblePolicyError, match=r"open_hands.*rule variant.*may play "
                        r"across difficulty, num_goals"):
-        check_compatible(dict(env_info("cahoots_coop-v0").describe()),
-                         env_info("cahoots_coop-v0", {"open_hands": True}))
+        check_compatible(dict(env_info("cahoots_coop-v1").describe()),
+                         env_info("cahoots_coop-v1", {"open_hands": True}))
     for options in ({"scoring": "face_value"}, {"point_split": "random"},
                     {"three_way_split": "even"}):
         with pytest.raises(IncompatiblePolicyError, match=f"{next(iter(options))}=.*rule variant"):
-            check_compatible(dict(env_info("cahoots_tricks-v0").describe()),
-                             env_info("cahoots_tricks-v0", options))
+            check_compatible(dict(env_info("cahoots_tricks-v1").describe()),
+                             env_info("cahoots_tricks-v1", options))
     # a refused variant is refused even next to an accepted setting
     path = _kc_policy(tmp_path)
     with pytest.raises(IncompatiblePolicyError, match="num_players") as err:
@@ -121,11 +121,11 @@ def test_another_player_count_says_the_observation_size_differs(tmp_path: Path) 
 def test_a_setting_that_changes_the_layout_is_still_refused(tmp_path: Path) -> None:
     """An option may be played across only while the observation layout and the action count stay
     the same: a game whose layout depended on the setting would be refused by its fingerprint."""
-    meta = dict(env_info("cahoots_coop-v0").describe())
-    check_compatible(meta, env_info("cahoots_coop-v0", {"difficulty": "expert"}))
+    meta = dict(env_info("cahoots_coop-v1").describe())
+    check_compatible(meta, env_info("cahoots_coop-v1", {"difficulty": "expert"}))
     with pytest.raises(IncompatiblePolicyError, match="layout fingerprint"):
         check_compatible({**meta, "layout_fingerprint": "0" * 16},
-                         env_info("cahoots_coop-v0", {"difficulty": "expert"}))
+                         env_info("cahoots_coop-v1", {"difficulty": "expert"}))
     with pytest.raises(IncompatiblePolicyError, match="action count"):
         check_compatible({**meta, "num_actions": 7},
-                         env_info("cahoots_coop-v0", {"difficulty": "expert"}))
+                         env_info("cahoots_coop-v1", {"difficulty": "expert"}))

@@ -14,7 +14,7 @@ from cahoots_envs.policies.envinfo import env_info
 from cahoots_envs.training import OpponentPool, SeatEnv
 
 ENVS = cahoots_envs.list_envs()
-KC = "cahoots_envs/kansas_city-v0"
+KC = "cahoots_envs/kansas_city-v1"
 
 
 def cooperative(env_id: str) -> bool:

@@ -202,16 +202,14 @@ def test_points_rewards_add_up_to_scores(case: tuple[str, dict]) -> None:
 
 # ---- hidden information ---------------------------------------------------------------------
 
-def test_no_hidden_information_leaks(case: tuple[str, dict]) -> None:
-    """Re-deal every card an observer cannot see, consistently with what it can see: its
-    observation (and mask) must not change by a single byte."""
-    game, opts = case
-    cls = game_class(game)
-    options = cls.OPTIONS.resolve(opts)
+def find_leak(cls: Any, options: dict, games: int = 12) -> tuple[int, int, str | None]:
+    """Re-deal every card an observer cannot see, consistently with what it can see (the game's
+    ``resample_hidden``), in random games: returns (comparisons, re-deals that changed the
+    state, the first leak found or None). A leak is an observation or mask that changed."""
     size = cls.layout(options).size
     rng = np.random.default_rng(5)
     checked = changed = 0
-    for g in range(12):
+    for g in range(games):
         state = cls(options, np.random.default_rng(g), None)
         while not state.is_over:
             if rng.random() < 0.15:
@@ -222,10 +220,10 @@ def test_no_hidden_information_leaks(case: tuple[str, dict]) -> None:
                         other = state.resample_hidden(observer, rng)
                         after = np.zeros(size, np.float32)
                         other.encode(observer, after)
-                        assert before.tobytes() == after.tobytes(), (
-                            f"{game}: observation of seat {observer} depends on hidden cards "
-                            f"(differs at {np.flatnonzero(before != after).tolist()[:10]})"
-                        )
+                        if before.tobytes() != after.tobytes():
+                            return checked, changed, (
+                                f"observation of seat {observer} depends on hidden cards "
+                                f"(differs at {np.flatnonzero(before != after).tolist()[:10]})")
                         if observer == state.current_player:
                             assert other.legal_actions() == state.legal_actions()
                         assert Counter(other.card_locations()) == Counter(state.card_locations())
@@ -233,9 +231,37 @@ def test_no_hidden_information_leaks(case: tuple[str, dict]) -> None:
                         changed += other.render() != state.render()
             legal = state.legal_actions()
             state.apply(legal[int(rng.integers(len(legal)))])
+    return checked, changed, None
+
+
+def test_no_hidden_information_leaks(case: tuple[str, dict]) -> None:
+    """Re-deal every card an observer cannot see: its observation (and mask) must not change by
+    a single byte."""
+    game, opts = case
+    cls = game_class(game)
+    checked, changed, leak = find_leak(cls, cls.OPTIONS.resolve(opts))
+    assert leak is None, f"{game}: {leak}"
     assert checked > 50
     # the re-deal must really move hidden cards, or this test could not fail
     assert changed > checked // 4, f"re-deals changed the state only {changed} of {checked} times"
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_the_leak_test_catches_an_injected_leak(game: str) -> None:
+    """A test double whose observation carries one bit of the whole state (hidden cards
+    included) is caught: the leak test can fail."""
+    import zlib
+
+    cls = game_class(game)
+    encoder = cls.encoder()
+
+    class Leaky(cls):  # type: ignore[misc, valid-type]
+        def encode(self, seat: int, out: np.ndarray) -> None:
+            encoder.encode(self, seat, out)
+            out[0] = zlib.crc32(self.render().encode()) & 1
+
+    _, _, leak = find_leak(Leaky, cls.OPTIONS.resolve({}), games=4)
+    assert leak is not None and "depends on hidden cards" in leak
 
 
 # ---- copies, bad input ------------------------------------------------------------------------

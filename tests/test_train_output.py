@@ -30,7 +30,7 @@ def test_planned_steps_are_whole_rollouts() -> None:
 def test_run_prints_its_folder_first_a_bar_that_ends_at_its_total_and_what_next(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = {
-        "env_id": "kansas_city-v0", "env_options": {"num_players": 4, "reward_mode": "points",
+        "env_id": "kansas_city-v1", "env_options": {"num_players": 4, "reward_mode": "points",
                                                     "hands": 1},
         "seed": 1, "total_timesteps": 200, "n_envs": 4, "checkpoint_every": 128,
         "progress_bar": True, "ppo": {"n_steps": 32, "batch_size": 64, "n_epochs": 1,
@@ -52,8 +52,8 @@ def test_run_prints_its_folder_first_a_bar_that_ends_at_its_total_and_what_next(
     assert counts[-1] == (256, 256)
     policy = run_dir / "policy.safetensors"
     assert f"  tensorboard --logdir {run_dir}" in out
-    assert f"  cahoots eval kansas_city-v0 -n 4 -o hands=1 {policy} heuristic random" in out
-    assert f"  cahoots play kansas_city-v0 -n 4 -o hands=1 --opponents {policy}" in out
+    assert f"  cahoots eval kansas_city-v1 -n 4 -o hands=1 {policy} heuristic random" in out
+    assert f"  cahoots play kansas_city-v1 -n 4 -o hands=1 --opponents {policy}" in out
     assert f"  learning curve: {run_dir / 'learning_curve.png'}" in out
 
 

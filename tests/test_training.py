@@ -32,13 +32,13 @@ def game_of(env_id: str) -> str:
 @pytest.mark.parametrize(
     "data,message",
     [
-        ({"env_id": "kansas_city-v0", "ppo": {"n_stepz": 3}}, "unknown config key ppo.n_stepz"),
-        ({"env_id": "kansas_city-v0", "seeed": 1}, "unknown config key seeed"),
-        ({"env_id": "kansas_city-v0", "ppo": {"n_steps": "3"}}, "ppo.n_steps: expected an int"),
-        ({"env_id": "kansas_city-v0", "ppo": {"net_arch": [64, 1.5]}}, r"ppo.net_arch\[1\]"),
-        ({"env_id": "kansas_city-v0", "team": "yes"}, "team: expected true or false"),
-        ({"env_id": "kansas_city-v0", "pool": {"policies": {"zoo:x": "big"}}}, "pool.policies.zoo:x"),
-        ({"env_id": "kansas_city-v0", "pool": 3}, "pool: expected a mapping"),
+        ({"env_id": "kansas_city-v1", "ppo": {"n_stepz": 3}}, "unknown config key ppo.n_stepz"),
+        ({"env_id": "kansas_city-v1", "seeed": 1}, "unknown config key seeed"),
+        ({"env_id": "kansas_city-v1", "ppo": {"n_steps": "3"}}, "ppo.n_steps: expected an int"),
+        ({"env_id": "kansas_city-v1", "ppo": {"net_arch": [64, 1.5]}}, r"ppo.net_arch\[1\]"),
+        ({"env_id": "kansas_city-v1", "team": "yes"}, "team: expected true or false"),
+        ({"env_id": "kansas_city-v1", "pool": {"policies": {"zoo:x": "big"}}}, "pool.policies.zoo:x"),
+        ({"env_id": "kansas_city-v1", "pool": 3}, "pool: expected a mapping"),
         ({"ppo": {}}, "missing config key env_id"),
     ],
 )
@@ -52,7 +52,7 @@ def test_config_types_and_values(tmp_path: Path) -> None:
     assert config.ppo.learning_rate == 1.0 and isinstance(config.ppo.learning_rate, float)
     assert config.learner_seat == 2
     bad = tmp_path / "bad.yaml"
-    bad.write_text("env_id: kansas_city-v0\nn_envs: 0\n")
+    bad.write_text("env_id: kansas_city-v1\nn_envs: 0\n")
     with pytest.raises(ConfigError, match="n_envs must be positive"):
         load_config(bad)
     bad.write_text("- a list\n")
@@ -137,7 +137,7 @@ def test_demonstrations_and_behaviour_cloning(reward_mode: str) -> None:
     from cahoots_envs.training import SeatEnv
     from cahoots_envs.training.imitation import behaviour_clone, collect_demonstrations
 
-    env_id = "cahoots_envs/kansas_city-v0"
+    env_id = "cahoots_envs/kansas_city-v1"
     demos = collect_demonstrations(env_id, {"hands": 1, "reward_mode": reward_mode},
                                    RandomPolicy(0), games=3, seed=1, reward_scale=0.5)
     assert demos.masks[np.arange(len(demos)), demos.actions].all()
@@ -172,7 +172,7 @@ def test_snapshots_load_as_policies(tmp_path: Path) -> None:
     from cahoots_envs.policies import MLPPolicy, read_metadata
     from cahoots_envs.training.train import load_snapshots, save_snapshot
 
-    env_id = "cahoots_envs/kansas_city-v0"
+    env_id = "cahoots_envs/kansas_city-v1"
     config = from_dict(TrainConfig, {"env_id": env_id, "env_options": {"hands": 2}, "seed": 3})
     info = env_info(env_id, {"hands": 2})
     rng = np.random.default_rng(0)

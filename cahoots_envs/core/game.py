@@ -28,6 +28,10 @@ class Game(abc.ABC):
     NAME: ClassVar[str]  # "kansas_city"
     TITLE: ClassVar[str]
     VERSION: ClassVar[int] = 0
+    # what each version changed, by version: ``make("<game>-v<old>")`` quotes every later note
+    VERSION_NOTES: ClassVar[dict[int, str]] = {}
+    # the oldest version whose game logs still replay (the rules have not changed since)
+    REPLAYS_FROM: ClassVar[int] = 0
     PLAYER_COUNTS: ClassVar[tuple[int, ...]]
     DEFAULT_PLAYERS: ClassVar[int]
     OPTIONS: ClassVar[OptionSet]  # includes the common options (num_players, render/reward mode)
@@ -64,7 +68,9 @@ class Game(abc.ABC):
 
     @classmethod
     def _bound(cls, member: str) -> Any:
-        value = cls.__dict__.get(f"_{member}")
+        # bound on this class or inherited from a bound game (a subclass, e.g. a test double)
+        value = next((k.__dict__[f"_{member}"] for k in cls.__mro__
+                      if k.__dict__.get(f"_{member}") is not None), None)
         if value is None:
             raise RuntimeError(f"{cls.NAME}: no {member} bound; build the game's GameSpec first")
         return value

@@ -117,7 +117,7 @@ class GameSpec:
 
     @property
     def env_id(self) -> str:
-        """The canonical id, e.g. ``cahoots_envs/kansas_city-v0``."""
+        """The canonical id, e.g. ``cahoots_envs/kansas_city-v1``."""
         return f"{NAMESPACE}/{self.name}-v{self.version}"
 
     # ---- declared per options ---------------------------------------------------------------

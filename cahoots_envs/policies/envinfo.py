@@ -16,7 +16,7 @@ PRESENTATION_OPTIONS = ("reward_mode",)
 
 @dataclass(frozen=True)
 class EnvInfo:
-    env_id: str  # canonical, e.g. "cahoots_envs/kansas_city-v0"
+    env_id: str  # canonical, e.g. "cahoots_envs/kansas_city-v1"
     game: str
     version: int
     options: dict[str, Any]  # resolved

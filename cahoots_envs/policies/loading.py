@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from cahoots_envs.core.policy import BasePolicy
+from cahoots_envs.errors import IncompatiblePolicyError, RetiredEnvError
 from cahoots_envs.policies.envinfo import env_info
 from cahoots_envs.policies.random_policy import RandomPolicy
 
@@ -76,6 +77,12 @@ def load_policy(
             raise ValueError("loading an SB3 .zip needs the env_id it will play")
         meta = read_metadata(path)
         env_id, options = meta["env_id"], meta["game_options"]
+        try:
+            env_info(env_id)
+        except RetiredEnvError as exc:
+            raise IncompatiblePolicyError(
+                f"{path} was trained on {env_id}, a retired env version, and cannot play: {exc}"
+            ) from None
     return load_saved_policy(path, env_id, options, seed=seed, deterministic=deterministic,
                              trusted=trusted)
 

@@ -260,7 +260,16 @@ def check_compatible(
     problems: list[str] = []
     accepted: dict[str, tuple[Any, Any]] = {}
     if metadata.get("env_id") != want["env_id"]:
-        problems.append(f"it was trained on {metadata.get('env_id')}, not {want['env_id']}")
+        trained = str(metadata.get("env_id"))
+        base, _, version = trained.rpartition("-v")
+        if base == want["env_id"].rpartition("-v")[0] and version.isdigit() \
+                and int(version) < info.version:
+            from cahoots_envs.registry import retired_message
+
+            problems.append(f"it was trained on {trained}, a retired version ("
+                            f"{retired_message(info.spec, int(version))})")
+        else:
+            problems.append(f"it was trained on {trained}, not {want['env_id']}")
     else:
         if metadata.get("env_version") != want["env_version"]:
             problems.append(f"env version {metadata.get('env_version')} != {want['env_version']}")

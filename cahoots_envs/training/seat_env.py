@@ -1,7 +1,7 @@
 """``SeatEnv``: a gymnasium env in which one learning seat plays against an opponent pool.
 
 >>> from cahoots_envs.training import SeatEnv
->>> env = SeatEnv("kansas_city-v0", opponents="random")
+>>> env = SeatEnv("kansas_city-v1", opponents="random")
 >>> obs, info = env.reset(seed=0)
 >>> obs, reward, terminated, truncated, info = env.step(int(env.action_masks().argmax()))
 
