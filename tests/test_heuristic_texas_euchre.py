@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cahoots_envs import texas_euchre_v0
+from cahoots_envs import texas_euchre_v1
 from cahoots_envs.games.texas_euchre.bot import HeuristicPolicy
 
 
 def play(games: int, seed: int, **options: object) -> tuple[float, float]:
     """Win share and mean score of one heuristic seat (rotated) against random seats."""
-    env = texas_euchre_v0.env(**options)
+    env = texas_euchre_v1.env(**options)
     n = env.unwrapped.options["num_players"]
     bot = HeuristicPolicy(env.unwrapped.options, seed=seed)
     rng = np.random.default_rng(seed)
@@ -59,7 +59,7 @@ def test_heuristic_is_legal_on_every_player_count() -> None:
 
 
 def test_heuristic_is_deterministic_and_reads_only_the_observation() -> None:
-    env = texas_euchre_v0.env(num_players=6)
+    env = texas_euchre_v1.env(num_players=6)
     env.reset(seed=3)
     a = HeuristicPolicy(env.unwrapped.options, seed=0)
     b = HeuristicPolicy(env.unwrapped.options, seed=0)

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from cahoots_envs import IllegalActionError, texas_euchre_v0
+from cahoots_envs import IllegalActionError, texas_euchre_v1
 from cahoots_envs.games.texas_euchre.rules import (
     RANK_NAMES,
     SUITS,
@@ -42,7 +42,7 @@ def make_deal(hands: list[list[str]], pile_top: list[str] = (), dealer: int = 0)
 
 
 def new_env(deal: dict, **options: Any) -> Any:
-    env = texas_euchre_v0.env(num_players=len(deal["hands"]), **options)
+    env = texas_euchre_v1.env(num_players=len(deal["hands"]), **options)
     env.reset(seed=0, options={"deal": deal})
     return env
 
@@ -69,7 +69,7 @@ def run(env: Any, table: list[tuple]) -> None:
 def test_hand_sizes_decks_and_a_random_first_dealer(players: int, hand_size: int, decks: int) -> None:
     """§3.1 / §3.6: H = 4, 5, 6, 7 cards for 3-6 players, a second deck for 6; the dealer's
     left starts; the first dealer is drawn from the env's RNG."""
-    env = texas_euchre_v0.env(num_players=players)
+    env = texas_euchre_v1.env(num_players=players)
     dealers = set()
     for seed in range(12):
         env.reset(seed=seed)
@@ -464,7 +464,7 @@ def test_tie_break_function_and_shared_wins() -> None:
     assert game_winners([6, 20, 6, 6], [[0, 10, 2, 6], [6, 10, 4, 0]]) == [3]
     assert game_winners([6, 20, 6, 6], [[4, 10, 2, 6], [2, 10, 4, 0]]) == [3]
     assert game_winners([6, 20, 6], [[4, 10, 2], [2, 10, 4]]) == [0]
-    env = texas_euchre_v0.env(num_players=3)
+    env = texas_euchre_v1.env(num_players=3)
     env.reset(seed=0)
     game = env.unwrapped.game
     game.scores, game.round_points = [4, 12, 4], [[4, 12, 4]]
@@ -491,8 +491,8 @@ def test_options_are_validated() -> None:
     for bad in [{"face_card_values": "roman"}, {"reverse": 1}, {"target_score": 0},
                 {"num_players": 7}]:
         with pytest.raises(ValueError, match=next(iter(bad))):
-            texas_euchre_v0.env(**bad)
-    env = texas_euchre_v0.env(num_players=6)
+            texas_euchre_v1.env(**bad)
+    env = texas_euchre_v1.env(num_players=6)
     assert env.action_space("player_0").n == 2 ** 7 + 1 + 52
 
 
@@ -549,7 +549,7 @@ def test_two_decks_allow_two_copies_but_not_three() -> None:
     hands = [["AC", "AC", "2C", "3C", "4C", "5C", "6C"]] + [
         [f"{r}{s}" for r in ("2", "3", "4", "5", "6", "7", "8")] for s in "DHS"
     ] + [["9D", "9H", "9S", "10D", "10H", "10S", "JD"], ["JH", "JS", "QD", "QH", "QS", "KD", "KH"]]
-    env = texas_euchre_v0.env(num_players=6)
+    env = texas_euchre_v1.env(num_players=6)
     env.reset(seed=1, options={"deal": {"hands": hands}})
     assert Counter(env.unwrapped.game.card_locations())["AC"] == 2
     with pytest.raises(ValueError, match="more often than the deck has it.*two of each"):
@@ -557,7 +557,7 @@ def test_two_decks_allow_two_copies_but_not_three() -> None:
 
 
 def test_partial_deals_fill_the_rest_from_the_rng() -> None:
-    env = texas_euchre_v0.env()
+    env = texas_euchre_v1.env()
     env.reset(seed=3, options={"deal": {"hands": HANDS_4P}})
     game = env.unwrapped.game
     assert hand(env, 2) == ["2H", "3H", "4H", "QH", "KH"] and len(game.draw_pile) == 32
@@ -571,7 +571,7 @@ def test_partial_deals_fill_the_rest_from_the_rng() -> None:
 
 
 def test_notation_and_illegal_actions() -> None:
-    env = texas_euchre_v0.raw_env()
+    env = texas_euchre_v1.raw_env()
     env.reset(seed=0, options={"deal": DEAL_4P})
     a = env.unwrapped.str_to_action("discard 3c 2C")
     assert env.unwrapped.action_to_str(a) == "discard 2C 3C" and a == 0b11

@@ -1,8 +1,8 @@
-r"""# Texas Euchre — `cahoots_envs/texas_euchre-v0`
+r"""# Texas Euchre — `cahoots_envs/texas_euchre-v1`
 
 ```python
-from cahoots_envs import texas_euchre_v0
-env = texas_euchre_v0.env(num_players=4)   # or cahoots_envs.make("texas_euchre-v0")
+from cahoots_envs import texas_euchre_v1
+env = texas_euchre_v1.env(num_players=4)   # or cahoots_envs.make("texas_euchre-v1")
 ```
 
 <!-- spaces -->
@@ -10,7 +10,7 @@ env = texas_euchre_v0.env(num_players=4)   # or cahoots_envs.make("texas_euchre-
 |---|---|
 | players | 3, 4 (default), 5 or 6 |
 | actions | `Discrete(85)` with 4 players (69 / 117 / 181 with 3 / 5 / 6 players) |
-| observation | `Box(617,)` float32 with 4 players (504 / 730 / 843 with 3 / 5 / 6 players), and an `action_mask` (int8, one per action) |
+| observation | `Box(1257,)` float32 with 4 players (984 / 1530 / 1803 with 3 / 5 / 6 players), and an `action_mask` (int8, one per action) |
 | game length | rounds of a draw phase and H tricks until someone reaches the target score (100) |
 <!-- /spaces -->
 
@@ -99,16 +99,48 @@ rows and later indices shift).
 | 499–502 | `trick_leader` | 4 | 0–1 | relative seat that led the current trick (one-hot) |
 | 503–554 | `played` | 52 | 0–2 | cards played to tricks this round, count by card (2 with two decks), index `rank*4 + suit`, ranks 2..A = 0..12, suits CDHS |
 | 555–606 | `seen` | 52 | 0–2 | every card seen face up this round (stakes and played cards), count by card |
-| 607–610 | `tricks_won` | 4 | 0–5 | tricks taken this round per relative seat |
-| 611–614 | `scores` | 4 | 0–2 | cumulative score / target score per relative seat (clipped at 2; at least 1 only once the game is over) |
-| 615 | `target_score` | 1 | 0–10 | the target score / 1000 |
-| 616 | `reverse` | 1 | 0–1 | 1 in Reverse Texas Euchre (lowest card takes the trick) |
+| 607–814 | `played_by` | 4×52 | 0–2 | cards each relative seat played to tricks this round, count by card (2 with two decks) |
+| 815–1022 | `last_discard` | 4×52 | 0–2 | cards each relative seat discarded on its latest draw turn this round, count by card (a row of zeros before its first turn and after `discard none`; a throw down keeps the turn before) |
+| 1023–1230 | `last_trick` | 4×52 | 0–1 | last completed trick: the card each relative seat played (a round's final trick stays until the next trick phase begins) |
+| 1231–1234 | `last_trick_leader` | 4 | 0–1 | relative seat that led the last completed trick (one-hot) |
+| 1235–1238 | `last_trick_winner` | 4 | 0–1 | relative seat that took the last completed trick (one-hot) |
+| 1239–1242 | `tricks_won` | 4 | 0–5 | tricks taken this round per relative seat |
+| 1243–1246 | `scores` | 4 | 0–2 | cumulative score / target score per relative seat (clipped at 2; at least 1 only once the game is over) |
+| 1247–1250 | `last_round_points` | 4 | 0–20 | points each relative seat took in the last finished round / 100 (0 in the first round; at most 2 × 832 points) |
+| 1251–1254 | `tiebreak_rank` | 4 | 0–1 | FAQ 6 tie-break rank per relative seat / (players − 1): how many seats rank strictly better on the round points read from the latest round back (fewer points in the latest round where they differ is better); of the seats tied for the lowest score the lowest rank wins, equal ranks share |
+| 1255 | `target_score` | 1 | 0–10 | the target score / 1000 |
+| 1256 | `reverse` | 1 | 0–1 | 1 in Reverse Texas Euchre (lowest card takes the trick) |
 <!-- /observation-table -->
 
 Hidden from you: the other hands (the thrower's face-down hand included) and the order and
-contents of the draw pile. Everything else a careful player tracks is there: all stakes, the
-cards played, the cards seen so far (stakes + played), the draw pile's size, the thrower and the
-turn of the throw down, tricks, scores and the target.
+contents of the draw pile. Everything else a careful player tracks is there: all stakes and each
+seat's latest discard, the cards each seat played this round, the last completed trick with its
+leader and winner, the cards seen so far (stakes + played), the draw pile's size, the thrower
+and the turn of the throw down, tricks, scores, last round's points, the FAQ 6 tie-break rank and
+the target. Who acts next is `to_move` in every phase (the first player of the draw phase, the
+final lap, the thrower's lead, each trick's taker leading the next). There is no suit to follow
+(§3.2.3, A7), so nothing shows a void: no play ever reveals one.
+
+**v1 layout: summary features, no history window.** Every public fact that bears on play is
+kept as a summary of bounded size, so a memoryless policy sees it at every later decision it
+matters to:
+
+- *this round, per relative seat* (reset when a round is dealt): `played_by` (the cards it
+  played to tricks, 0–2 per card with two decks) and `last_discard` (the cards it laid down on
+  its latest draw turn: with `stakes`, which holds them all, this tells the last turn's choice,
+  e.g. who kept a hand on the final lap). Only the latest discard is kept: earlier turns are in
+  `stakes`, and the latest is the freshest sign of how a hand stands;
+- *transient*: `last_trick` with `last_trick_leader` and `last_trick_winner`, kept until the
+  next trick is complete; a round's final trick stays until the next trick phase begins, so
+  it is seen at the next round's first decisions (`tricks_won` all zero tells it is old);
+- *the game so far*: `last_round_points` (what each seat took in the last finished round,
+  / 100: at most 2 × 832 points, the two-deck maximum, hence the bound 20) and
+  `tiebreak_rank`, which stands for the whole per-round history FAQ 6 needs: the number of
+  seats whose round points, compared from the latest round back, are smaller in the latest
+  round where they differ, / (players − 1). Of the seats tied for the lowest `scores`, the one
+  with the lowest rank would win now, and equal ranks (the same points in every round) share
+  the win; the rank is updated round by round from the previous rank and the new points, so
+  its cost does not grow with the game.
 
 ## Actions
 
@@ -146,6 +178,15 @@ its first decision). `env.unwrapped.game.deals` holds every round's deal so far 
 ## Version history
 
 - v0 (cahoots-envs 0.1.0): first release.
+- v1: the observation holds every public fact (rules unchanged). New segments: `played_by` and
+  `last_discard` (n × 52 each: each seat's plays and latest discard this round), `last_trick`
+  (n × 52), `last_trick_leader` and `last_trick_winner` (n each), `last_round_points` (n) and
+  `tiebreak_rank` (n, FAQ 6). Size 617 → 1257 with 4 players (504 → 984, 730 → 1530, 843 → 1803
+  with 3, 5, 6). **Migration from v0**: every v0 segment keeps its name, shape and meaning, but
+  `tricks_won`, `scores`, `target_score` and `reverse` have moved, so read segments by name
+  (`layout.views`), never by index. Policies trained on v0 must be retrained (the layout
+  fingerprint differs and a v0 policy is refused). v0 game logs still replay, since the rules
+  are those of v0.
 """
 
 from __future__ import annotations

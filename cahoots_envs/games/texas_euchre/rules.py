@@ -13,7 +13,7 @@ card), so the action space is ``2**H`` discards + ``throw down`` + 52 ``play`` a
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -135,6 +135,15 @@ def game_winners(scores: Sequence[int], round_points: Sequence[Sequence[int]]) -
     return tied
 
 
+def update_tiebreak(rank: Sequence[int], points: Sequence[int]) -> list[int]:
+    """FAQ 6 as a rank per seat: the number of seats whose round points, compared from the latest
+    round back, are lexicographically smaller (fewer points in the latest round where they
+    differ: those seats win a tie for lowest total against this one). ``rank`` is the rank before
+    the round that gave ``points``; equal ranks mean identical points in every round."""
+    keys = list(zip(points, rank))
+    return [sum(k < key for k in keys) for key in keys]
+
+
 def max_rounds(options: Mapping[str, Any]) -> int:
     """An upper bound on the rounds of a game: every round gives someone at least the smallest
     card value (everyone discards on the first lap)."""
@@ -174,6 +183,13 @@ def _draw_legal(h: int, lo: int, hi: int, throw: bool, dup: int) -> list[int]:
 
 class TexasEuchre(Game):
     NAME = "texas_euchre"
+    VERSION = 1
+    VERSION_NOTES: ClassVar[dict[int, str]] = {
+        1: "v1: the observation adds, per relative seat, the cards it played to tricks and its "
+        "latest discard this round, the last completed trick with its leader and winner, the "
+        "points each seat took last round and the FAQ 6 tie-break rank"
+    }
+    REPLAYS_FROM = 0  # the rules are those of v0
     TITLE = "Texas Euchre"
     PLAYER_COUNTS = (3, 4, 5, 6)
     DEFAULT_PLAYERS = 4
@@ -207,7 +223,10 @@ class TexasEuchre(Game):
         )
     )
     DEAL_KEYS = ("dealer", "hands", "draw_pile")
-    CLONED_LISTS = ("scores", "hands", "draw_pile", "stakes", "stake_points", "trick", "tricks_won")
+    CLONED_LISTS = (
+        "scores", "hands", "draw_pile", "stakes", "stake_points", "trick", "tricks_won",
+        "played_by", "last_discard", "last_trick", "tiebreak_rank",
+    )
     CLONED_NESTED_LISTS = ("round_points",)
     POINTS_SIGN = -1  # points are bad
     TEST_VARIANTS = (
@@ -263,6 +282,13 @@ class TexasEuchre(Game):
         parsed = self._scripted[0] if self._scripted else (None, None, None)
         self.scores: list[int] = [0] * n  # type: ignore[assignment]
         self.round_points: list[list[int]] = []
+        # FAQ 6 in one number per seat: how many seats rank strictly better on the round points
+        # read from the latest round back (fewer points better); see ``update_tiebreak``
+        self.tiebreak_rank = [0] * n
+        # the last completed trick, (seat, card id) in order of play; the final trick of a round
+        # stays until the next trick phase begins
+        self.last_trick: list[tuple[int, int]] = []
+        self.last_trick_winner = -1
         self.round_number = 0
         self.is_over = False
         self.deals: list[dict[str, Any]] = []
@@ -376,6 +402,8 @@ class TexasEuchre(Game):
         self.tricks_won = [0] * n
         self.tricks_played = 0
         self.played = 0  # every card played to a trick this round (ids)
+        self.played_by = [0] * n  # the same, per seat
+        self.last_discard = [0] * n  # the cards each seat discarded on its latest draw turn
         self._phase = PHASE_FIRST_TURN
         self.current_player = (dealer + 1) % n  # §3.2.2: the dealer's left starts
 
@@ -439,6 +467,7 @@ class TexasEuchre(Game):
             hand |= 1 << pile.pop()
         self.hands[seat] = hand
         self.stakes[seat] |= chosen
+        self.last_discard[seat] = chosen
         self.stake_points[seat] += points
         self.draw_turns += 1
         n = self.num_players
@@ -485,6 +514,7 @@ class TexasEuchre(Game):
         """§3.2.3: back at the thrower, the draw phase ends and the thrower leads."""
         self._phase = PHASE_PLAY
         self.current_player = self.thrower
+        self.last_trick = []  # the previous round's final trick is now old news
 
     def play(self, face: int) -> None:
         seat = self.current_player
@@ -492,6 +522,7 @@ class TexasEuchre(Game):
         card = 2 * face + (0 if pair & 1 else 1)
         self.hands[seat] ^= 1 << card
         self.played |= 1 << card
+        self.played_by[seat] |= 1 << card
         trick = self.trick
         trick.append((seat, card))
         if len(trick) < self.num_players:
@@ -500,6 +531,7 @@ class TexasEuchre(Game):
         winner = trick_winner(trick, self.reverse)
         self.tricks_won[winner] += 1
         self.tricks_played += 1
+        self.last_trick, self.last_trick_winner = trick, winner
         self.trick = []
         if self.tricks_played == self.hand_size:
             self._end_round(score_round(self.stake_points, self.tricks_won, self.thrower, self.reverse))
@@ -510,6 +542,7 @@ class TexasEuchre(Game):
         """§3.2.4-6: take the points; the game ends once anyone has reached the target (A6)."""
         n = self.num_players
         self.round_points.append(points)
+        self.tiebreak_rank = update_tiebreak(self.tiebreak_rank, points)
         for s in range(n):
             self.scores[s] += points[s]
         self.round_number += 1
