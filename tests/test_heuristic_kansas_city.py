@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from cahoots_envs import kansas_city_v0
+from cahoots_envs import kansas_city_v1
 from cahoots_envs.games.kansas_city.bot import HeuristicPolicy
 
 
 def play(num_players: int, games: int, seed: int) -> tuple[float, float]:
     """Win share and mean score of one heuristic seat (rotated) against random seats."""
-    env = kansas_city_v0.env(num_players=num_players)
+    env = kansas_city_v1.env(num_players=num_players)
     bot = HeuristicPolicy(env.unwrapped.options, seed=seed)
     rng = np.random.default_rng(seed)
     wins = 0.0
@@ -49,7 +49,7 @@ def test_heuristic_beats_random_five_players() -> None:
 
 
 def test_heuristic_is_deterministic_and_reads_only_the_observation() -> None:
-    env = kansas_city_v0.env()
+    env = kansas_city_v1.env()
     env.reset(seed=3)
     a = HeuristicPolicy(env.unwrapped.options, seed=0)
     b = HeuristicPolicy(env.unwrapped.options, seed=0)
@@ -62,3 +62,24 @@ def test_heuristic_is_deterministic_and_reads_only_the_observation() -> None:
         batch = a.act_batch(obs["observation"][None], obs["action_mask"][None])
         assert batch.shape == (1,) and batch[0] == a.act(obs["observation"], obs["action_mask"])
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+def test_heuristic_without_ranks_plays_legally_and_as_with_ranks() -> None:
+    """``card_backs='hidden'`` zeroes the others' ranks; the bot never reads them, so seeded
+    all-bot games choose exactly as with ranked backs, and always legally."""
+    for num_players in (4, 5):
+        runs = []
+        for card_backs in ("ranks", "hidden"):
+            env = kansas_city_v1.env(num_players=num_players, card_backs=card_backs, hands=1)
+            env.reset(seed=7)
+            bots = [HeuristicPolicy(env.unwrapped.options, seed=s) for s in range(num_players)]
+            chosen = []
+            game = env.unwrapped.game
+            while not game.is_over:
+                obs = env.observe(env.agent_selection)
+                action = bots[game.current_player].act(obs["observation"], obs["action_mask"])
+                assert obs["action_mask"][action] == 1
+                chosen.append(action)
+                env.step(action)
+            runs.append(chosen)
+        assert runs[0] == runs[1]

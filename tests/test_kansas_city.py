@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from cahoots_envs import IllegalActionError, kansas_city_v0
+from cahoots_envs import IllegalActionError, kansas_city_v1
 from cahoots_envs.games.kansas_city.rules import parse_card, trick_points
 from tests.scenario import legal, run_table, views
 
@@ -44,7 +44,7 @@ def run(env: Any, table: list[tuple]) -> None:
 
 
 def new_env(deal: dict = DEAL_4P, **options: Any) -> Any:
-    env = kansas_city_v0.env(**options)
+    env = kansas_city_v1.env(**options)
     env.reset(seed=0, options={"deal": deal})
     return env
 
@@ -59,7 +59,7 @@ PASSES = [
 
 def test_deal_sizes_and_first_dealer_from_rng() -> None:
     for n, size in [(4, 14), (5, 11)]:
-        env = kansas_city_v0.env(num_players=n)
+        env = kansas_city_v1.env(num_players=n)
         env.reset(seed=n)
         game = env.unwrapped.game
         assert [h.bit_count() for h in game.hands] == [size] * n
@@ -72,7 +72,7 @@ def test_deal_sizes_and_first_dealer_from_rng() -> None:
 
 
 def test_five_player_set_aside_is_public_to_everyone() -> None:
-    env = kansas_city_v0.env(num_players=5)
+    env = kansas_city_v1.env(num_players=5)
     env.reset(seed=3)
     card = env.unwrapped.game.set_aside
     for seat in range(5):
@@ -173,7 +173,7 @@ def test_no_upgrade_after_the_last_trick_but_after_the_second_to_last() -> None:
     """K4: the upgrade step follows every trick but the last of the hand."""
     upgrade_steps_at: set[int] = set()
     for seed in range(10):
-        env = kansas_city_v0.env(hands=1)
+        env = kansas_city_v1.env(hands=1)
         env.reset(seed=seed)
         game = env.unwrapped.game
         rng = np.random.default_rng(seed)
@@ -218,7 +218,7 @@ def test_fours_count_including_upgraded_fours_and_rewards_at_hand_end() -> None:
 
 
 def test_game_length_dealer_rotation_and_shared_wins() -> None:
-    env = kansas_city_v0.env(hands=2)
+    env = kansas_city_v1.env(hands=2)
     env.reset(seed=1, options={"deal": DEAL_4P})
     game = env.unwrapped.game
     while game.hand_number == 0:
@@ -229,10 +229,10 @@ def test_game_length_dealer_rotation_and_shared_wins() -> None:
         env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
     assert len(game.hand_scores) == 2
     for option, hands in [(1, 1), (3, 3), ("per_player", 4)]:
-        e = kansas_city_v0.env(hands=option)
+        e = kansas_city_v1.env(hands=option)
         e.reset(seed=0)
         assert e.unwrapped.game.hands_total == hands
-    assert kansas_city_v0.env(num_players=5, hands="per_player").unwrapped.max_game_length == 5 * 100
+    assert kansas_city_v1.env(num_players=5, hands="per_player").unwrapped.max_game_length == 5 * 100
     # ties share the win (zero-sum shares)
     game.scores = [30.0, 30.0, 10.0, 5.0]
     assert game.outcome() == [0.5, 0.5, -0.5, -0.5]
@@ -263,7 +263,7 @@ def test_malformed_deals_are_refused_and_change_nothing(deal: dict, message: str
 
 
 def test_partial_deal_fills_the_rest_consistently() -> None:
-    env = kansas_city_v0.env(num_players=5)
+    env = kansas_city_v1.env(num_players=5)
     hands = [DEAL_4P["hands"][0][:11], DEAL_4P["hands"][0][11:] + DEAL_4P["hands"][1][:8],
              DEAL_4P["hands"][1][8:] + DEAL_4P["hands"][2][:5], DEAL_4P["hands"][2][5:] + ["3F", "4F"],
              ["5F", "6F", "7F", "8F"] + DEAL_4P["hands"][3][6:13]]
@@ -276,7 +276,7 @@ def test_partial_deal_fills_the_rest_consistently() -> None:
 
 
 def test_illegal_action_error_names_agent_action_and_alternatives() -> None:
-    env = kansas_city_v0.raw_env()
+    env = kansas_city_v1.raw_env()
     env.reset(seed=0, options={"deal": DEAL_4P})
     run(env, PASSES + [(0, "play 8A")])
     before = env.observe("player_1")["observation"].copy()
@@ -285,3 +285,111 @@ def test_illegal_action_error_names_agent_action_and_alternatives() -> None:
     assert np.array_equal(env.observe("player_1")["observation"], before)
     with pytest.raises(IllegalActionError, match="out of range"):
         env.step(485)
+
+
+# ---- re-dealing hidden cards (the leak test's tool) -------------------------------------------
+
+def _after_a_played_trump(**options: Any) -> Any:
+    """DEAL_4P after trick 2 of the scenario above: seat 2 has played its upgraded 3C as 3T."""
+    env = new_env(**options)
+    run(env, PASSES)
+    run(env, [(0, "play 8A"), (1, "play 3A"), (2, "play 8D"), (3, "play 8G"),
+              (1, "upgrade 2A"), (2, "upgrade 3C"), (3, "no upgrade"),
+              (0, "play 7A"), (1, "play 1A"), (2, "play 3T"), (3, "play 1E")])
+    game = env.unwrapped.game
+    assert game.own_trumps_played[2] == 1 << parse_card("3C")
+    return game
+
+
+@pytest.mark.parametrize("card_backs", ["ranks", "hidden"])
+def test_resample_hidden_catches_an_encoder_leaking_a_played_trumps_face(card_backs: str) -> None:
+    """A test double of the encoder that also writes the printed face of the trumps others have
+    played (into ``played``): re-dealing with ``resample_hidden`` changes its observation, while
+    the real encoder's stays byte-identical."""
+    from types import SimpleNamespace
+
+    from cahoots_envs.games.kansas_city import encoder
+    from cahoots_envs.games.kansas_city.rules import KansasCity
+
+    def leaky_encode(game: Any, seat: int, out: np.ndarray) -> None:
+        encoder.encode(game, seat, out)
+        start = dict(encoder.build_layout(game.num_players).offsets)["played"]
+        for s in range(game.num_players):
+            if s != seat:
+                for c in range(56):
+                    if game.own_trumps_played[s] >> c & 1:
+                        out[start + c] = 1
+
+    class Leaky(KansasCity):
+        _encoder = SimpleNamespace(build_layout=encoder.build_layout, encode=leaky_encode)
+
+    game = _after_a_played_trump(card_backs=card_backs)
+    leaky = Leaky.__new__(Leaky)
+    leaky.__dict__.update(game.__dict__)
+    size = encoder.build_layout(4).size
+    rng = np.random.default_rng(0)
+    caught = 0
+    for observer in (0, 1, 3):
+        honest, leaked = np.zeros(size, np.float32), np.zeros(size, np.float32)
+        game.encode(observer, honest)
+        leaky.encode(observer, leaked)
+        for _ in range(10):
+            twin = leaky.resample_hidden(observer, rng)
+            assert isinstance(twin, Leaky)
+            again, leaked_again = np.zeros(size, np.float32), np.zeros(size, np.float32)
+            encoder.encode(twin, observer, again)
+            twin.encode(observer, leaked_again)
+            assert again.tobytes() == honest.tobytes()
+            caught += leaked_again.tobytes() != leaked.tobytes()
+    assert caught >= 10, "re-dealing should move the face of seat 2's played trump"
+
+
+def test_resample_hidden_keeps_public_facts_and_moves_ranks_only_with_hidden_backs() -> None:
+    """Ranked backs: every re-dealt card keeps its rank. Hidden backs: cards in others' hands
+    may change rank; trumps keep theirs. Hand sizes are kept, and no seat gets a card of a suit
+    it is known to lack."""
+    from cahoots_envs.games.kansas_city.rules import RANK_MASKS, SUIT_MASKS
+
+    def profile(mask: int) -> list[int]:
+        return [(mask & RANK_MASKS[r]).bit_count() for r in range(8)]
+
+    for card_backs in ("ranks", "hidden"):
+        game = _after_a_played_trump(card_backs=card_backs)
+        assert game.voids[2] == game.voids[3] == 1  # both failed to follow A
+        rng = np.random.default_rng(1)
+        moved_ranks = 0
+        for _ in range(30):
+            twin = game.resample_hidden(0, rng)
+            assert twin.hands[0] == game.hands[0] and twin.upgraded[0] == game.upgraded[0]
+            for s in (1, 2, 3):
+                assert twin.hands[s].bit_count() == game.hands[s].bit_count()
+                assert profile(twin.upgraded[s]) == profile(game.upgraded[s])
+                assert profile(twin.own_trumps_played[s]) == profile(game.own_trumps_played[s])
+                assert twin.hands[s] & SUIT_MASKS[0] == 0 if s in (2, 3) else True
+                moved_ranks += profile(twin.hands[s]) != profile(game.hands[s])
+            assert twin.played == game.played and twin.voids == game.voids
+            assert sorted(twin.card_locations()) == sorted(game.card_locations())
+        assert (moved_ranks > 0) == (card_backs == "hidden")
+
+
+def test_card_backs_is_a_rule_variant_a_saved_policy_may_not_cross() -> None:
+    from cahoots_envs.games.kansas_city.rules import KansasCity
+
+    option = KansasCity.OPTIONS.by_name["card_backs"]
+    assert option.default == "ranks" and option.choices == ("ranks", "hidden")
+    assert not option.policy_may_differ
+    with pytest.raises(ValueError, match="card_backs"):
+        kansas_city_v1.env(card_backs="none")
+
+
+def test_both_ways_of_counting_ranks_agree() -> None:
+    """The encoder counts ranks with numpy 2's popcount where it has it, else by multiplying."""
+    from cahoots_envs.games.kansas_city import encoder
+    from cahoots_envs.games.kansas_city.rules import RANK_MASKS
+
+    rng = np.random.default_rng(0)
+    masks = [int(m) for m in rng.integers(0, 1 << 56, size=20, dtype=np.uint64)] + [0, (1 << 56) - 1]
+    expected = [[(m & RANK_MASKS[r]).bit_count() for r in range(8)] for m in masks]
+    assert encoder.rank_counts_by_multiplying(masks).tolist() == expected
+    if hasattr(np, "bitwise_count"):
+        assert encoder.rank_counts_by_popcount(masks).tolist() == expected

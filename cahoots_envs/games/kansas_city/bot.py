@@ -10,7 +10,13 @@ Strategy (the chart pays 5 per trick up to 3 tricks, 2 with 5 players, and punis
 - **Upgrade**: while under the limit, upgrade the last card of a suit (a void makes later trumping
   possible) or a 7/8; once at the limit, upgrade nothing.
 
-It reads only its own observation through the layout's named views and its action mask.
+It reads only its own observation through the layout's named views (`hand`, `trick`,
+`trick_leader`, `tricks_won`, `phase`) and its action mask; none of the v1 segments.
+
+**Without ranks** (`card_backs='hidden'`): the bot never looks at the other hands' ranks
+(`hand_ranks` rows of the others, `passed_ranks`), so the zero rows change nothing for it: it
+plays the same strategy, always a legal action, and in the same position chooses exactly what it
+would choose with ranked backs (the rules of play are the same).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
-r"""# Kansas City: The Trick-Taking Game — `cahoots_envs/kansas_city-v0`
+r"""# Kansas City: The Trick-Taking Game — `cahoots_envs/kansas_city-v1`
 
 ```python
-from cahoots_envs import kansas_city_v0
-env = kansas_city_v0.env(num_players=4)   # or cahoots_envs.make("kansas_city-v0")
+from cahoots_envs import kansas_city_v1
+env = kansas_city_v1.env(num_players=4)   # or cahoots_envs.make("kansas_city-v1")
 ```
 
 <!-- spaces -->
@@ -10,7 +10,7 @@ env = kansas_city_v0.env(num_players=4)   # or cahoots_envs.make("kansas_city-v0
 |---|---|
 | players | 4 (default) or 5 |
 | actions | `Discrete(485)` with 4 players (286 with 5 players) |
-| observation | `Box(711,)` float32 with 4 players (797 with 5 players), and an `action_mask` (int8, one per action) |
+| observation | `Box(1300,)` float32 with 4 players (1533 with 5 players), and an `action_mask` (int8, one per action) |
 | game length | 3 hands of 14 (or 11) tricks; at most 297 decisions with 4 players |
 <!-- /spaces -->
 
@@ -40,6 +40,18 @@ Rules spec: `docs/rules/kansas_city.md` (section numbers below refer to it).
   suit, upgraded 4s included (K6).
 - **Game** (§4.4, K8): 3 hands (option `hands`), the deal rotating clockwise; the first dealer is
   random. Highest total wins; ties share the win.
+- **Backs without ranks** (option `card_backs='hidden'`, K1's alternative; an interpretation of
+  this package): each back shows the trump symbol only. Then the ranks of the others' cards in
+  hand and of the passes between other players are private: you know the ranks (indeed the
+  faces) of the cards you passed and of those you received, no others. **Trump ranks stay
+  public**: the rulebook says "What trump cards a player has is public knowledge" and allows
+  "only one trump card of each rank" on the table, a rule every player must be able to check,
+  and a played trump's rank decides the trick. So an upgrade is announced with its rank (`upgrade
+  a card to 4T`), which also tells the rank of the card that left the hand; the printed face
+  stays hidden as always (K5). Everything else public stays public: face-up plays, known voids,
+  hand sizes, tricks won and captured 4s (every captured card was seen, face up or as a trump
+  rank). A seat with no card it may upgrade is still skipped in the upgrade step (its only choice
+  would be `no upgrade`); between your own turns this shows in whose turn it is.
 
 ## Options
 
@@ -50,7 +62,13 @@ Rules spec: `docs/rules/kansas_city.md` (section numbers below refer to it).
 | `render_mode` | `None` | one of None, 'ansi', 'human' | `'ansi'` returns a text table, `'human'` prints it | may differ |
 | `reward_mode` | `'win'` | one of 'win', 'points' | `'win'`: rewards at game end only; `'points'`: rewarded as rulebook points are awarded | may differ |
 | `hands` | `3` | an int from 1 to 10 or one of 'per_player' | hands in a game (§4.4): 3, or `'per_player'` for the longer game | may differ |
+| `card_backs` | `'ranks'` | one of 'ranks', 'hidden' | what a card's back shows (K1): `'ranks'`: the trump symbol and the card's rank, so the ranks in every hand and in every pass are public (the printed game); `'hidden'`: the trump symbol only, so the ranks of others' cards in hand and of passes between others are private (trump ranks, plays, voids, hand sizes and captured 4s stay public) | must match |
 <!-- /options-table -->
+
+The heuristic bot (`cahoots_envs.policies.load_heuristic`) plays `card_backs='hidden'` unchanged:
+it reads only its own hand, the current trick, its tricks won and the phase, never the others'
+ranks, so it always picks a legal action and, in the same position, the same one as with ranked
+backs.
 
 ## Observation
 
@@ -63,7 +81,7 @@ the per-player blocks grow by one row and later indices shift).
 |---|---|---|---|---|
 | 0–55 | `hand` | 56 | 0–1 | own cards in hand (not upgraded), one-hot by card, index `suit*8 + rank-1`, suits A–G |
 | 56–111 | `own_upgraded` | 56 | 0–1 | own upgraded trumps by printed face (private) |
-| 112–143 | `hand_ranks` | 4×8 | 0–7 | cards of each rank 1–8 in each hand (public backs), rows: you, then the others clockwise |
+| 112–143 | `hand_ranks` | 4×8 | 0–7 | cards of each rank 1–8 in each hand (public backs), rows: you, then the others clockwise (with `card_backs='hidden'` the others' rows are zero) |
 | 144–175 | `trump_ranks` | 4×8 | 0–1 | 1 if that player holds an unplayed trump of that rank, rows relative as above |
 | 176–431 | `trick` | 4×64 | 0–1 | current trick: per relative seat, the face card played (56) or the trump rank played (8) |
 | 432–435 | `trick_leader` | 4 | 0–1 | relative seat that led the current trick (one-hot) |
@@ -75,15 +93,45 @@ the per-player blocks grow by one row and later indices shift).
 | 512–521 | `hand_number` | 10 | 0–1 | index of the current hand (one-hot) |
 | 522–531 | `hands_total` | 10 | 0–1 | hands in this game (one-hot at hands-1) |
 | 532–535 | `dealer` | 4 | 0–1 | relative seat of the dealer (one-hot) |
-| 536–538 | `phase` | 3 | 0–1 | decision phase: pass, play, upgrade (one-hot) |
+| 536–538 | `phase` | 3 | 0–1 | decision phase: pass, play, upgrade (one-hot; all zero when the game is over) |
 | 539–542 | `to_move` | 4 | 0–1 | relative seat to move (one-hot; all zero when the game is over) |
 | 543–598 | `passed` | 56 | 0–1 | the cards you passed this hand (once chosen) |
 | 599–654 | `received` | 56 | 0–1 | the cards you received this hand (after the exchange) |
 | 655–710 | `set_aside` | 56 | 0–1 | the public set-aside card (5 players only) |
+| 711–738 | `voids` | 4×7 | 0–1 | 1 if that player is known to lack the suit A–G for the rest of the hand: it failed to follow it this hand (K9); rows relative as above |
+| 739–962 | `played_by` | 4×56 | 0–1 | face-up cards each player played into completed tricks this hand, one-hot by card, index `suit*8 + rank-1`, suits A–G; rows relative as above |
+| 963–994 | `trumps_played_by` | 4×8 | 0–7 | upgraded trumps each player played into completed tricks this hand, count per rank 1–8; rows relative as above |
+| 995–1026 | `passed_ranks` | 4×8 | 0–3 | cards of each rank 1–8 each player passed this hand (public backs; yours once chosen, the others' after the exchange; with `card_backs='hidden'` only yours and your right neighbour's, whose cards you received); rows relative as above |
+| 1027–1030 | `hand_size` | 4 | 0–14 | cards in each hand, upgraded trumps not counted; rows relative as above |
+| 1031–1286 | `last_trick` | 4×64 | 0–1 | the last completed trick (this hand's, or the previous hand's until the first trick of this one is completed; all zero before any): per relative seat the face card (56) or trump rank (8) it played |
+| 1287–1290 | `last_trick_leader` | 4 | 0–1 | relative seat that led the last completed trick (one-hot) |
+| 1291–1294 | `last_trick_winner` | 4 | 0–1 | relative seat that won the last completed trick (one-hot) |
+| 1295–1298 | `next_leader` | 4 | 0–1 | relative seat that leads the trick in progress or, in the pass phase, the upgrade step and between tricks, the next trick (one-hot; all zero when the game is over) |
+| 1299 | `hidden_backs` | 1 | 0–1 | 1 if `card_backs='hidden'` (the others' ranks in hand and their passes are not shown) |
 <!-- /observation-table -->
 
+**v1 layout: summary features, not a history window.** Everything public that bears on play is
+kept as per-seat sets and counts of the current hand, so a memoryless policy sees it at every
+later decision: the known voids (`voids`), the face cards and trump ranks each seat played into
+completed tricks (`played_by`, `trumps_played_by`), the ranks each seat passed (`passed_ranks`)
+and each hand's size (`hand_size`), next to the v0 segments (held ranks, held trump ranks, the
+current trick, tricks won and 4s captured per seat). The order of plays is not kept beyond the
+last completed trick (`last_trick` with its leader and winner: a transient fact, shown until the
+next trick is completed, so also at the first decision of the next hand) and the current trick:
+in this game, who holds and who has shown what decides play, not when. `next_leader` says who
+leads the trick in progress or the next one in every phase (the trick's winner during the
+upgrade step, the dealer's left in the pass phase). Once the game is over, `phase`, `to_move` and
+`next_leader` are all zero. All the sizes are fixed by the player count: 1300 floats with 4
+players, 1533 with 5. Counts are raw, not normalised (bounded by the range column: at most 7
+cards of a rank, 3 passed cards, 14 or 11 cards in hand); `scores` alone is divided by 100; the
+rest is 0/1. With `card_backs='hidden'` the layout is the same, the others' rows of
+`hand_ranks` are zero, `passed_ranks` holds only your row and your right neighbour's (whose
+cards you received), and `hidden_backs` is 1.
+
 Hidden from you: the suits of other players' cards, including the faces of their upgraded trumps
-(held or played), and the cards others chose to pass until you receive them.
+(held or played), and the cards others chose to pass until you receive them; with
+`card_backs='hidden'` also the ranks of the others' cards in hand and of the passes between
+other players.
 
 ## Actions
 
@@ -115,6 +163,18 @@ seat the rotation gives (or be left out). Hands after the list are dealt from th
 ## Version history
 
 - v0 (cahoots-envs 0.1.0): first release.
+- v1: the observation holds every public fact that bears on play. Added segments, after the v0
+  ones (whose indices and meaning are unchanged): `voids` (N×7), `played_by` (N×56),
+  `trumps_played_by` (N×8), `passed_ranks` (N×8), `hand_size` (N), `last_trick` (N×64),
+  `last_trick_leader` (N), `last_trick_winner` (N), `next_leader` (N) and `hidden_backs` (1); the
+  observation grows from 711 to 1300 floats with 4 players (797 to 1533 with 5). Changed: `phase`
+  is all zero once the game is over (v0 left `play` set). New option `card_backs` (`'ranks'`, the
+  default, is the v0 game). The rules are unchanged.
+
+  **Migrating from v0**: `make("kansas_city-v0")` raises `RetiredEnvError`; use `-v1`. Policies
+  trained on v0 must be retrained (the observation size changed); v0 game logs still replay
+  under v1. Code that reads the observation through `layout.views(obs)` by segment name keeps
+  working; the heuristic bot chooses exactly as under v0.
 """
 
 from __future__ import annotations

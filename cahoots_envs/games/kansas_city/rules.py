@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -34,6 +34,8 @@ FOURS = RANK_MASKS[3]
 HAND_SIZE = {4: 14, 5: 11}
 TRICK_LIMIT = {4: 3, 5: 2}  # 5 points per trick up to the limit (§4.4)
 MAX_HANDS = 10
+
+CARD_BACKS = ("ranks", "hidden")
 
 PHASE_PASS, PHASE_PLAY, PHASE_UPGRADE = "pass", "play", "upgrade"
 PHASES = (PHASE_PASS, PHASE_PLAY, PHASE_UPGRADE)
@@ -80,6 +82,14 @@ def hands_in_game(options: Mapping[str, Any]) -> int:
 
 class KansasCity(Game):
     NAME = "kansas_city"
+    VERSION = 1
+    VERSION_NOTES: ClassVar[dict[int, str]] = {
+        1: "v1: the observation adds every public fact (per relative seat its known voids, the "
+        "face cards and trump ranks it played this hand, the ranks it passed and its hand size; "
+        "the last completed trick with its leader and winner; who leads next; no phase once the "
+        "game is over), and the option `card_backs='hidden'` offers backs without ranks (K1)"
+    }
+    REPLAYS_FROM = 0  # the rules are those of v0
     TITLE = "Kansas City: The Trick-Taking Game"
     PLAYER_COUNTS = (4, 5)
     DEFAULT_PLAYERS = 4
@@ -90,16 +100,30 @@ class KansasCity(Game):
                 "hands", 3, "hands in a game (§4.4): 3, or `'per_player'` for the longer game",
                 int_range=(1, MAX_HANDS), choices=("per_player",), policy_may_differ=True,
             ),
+            Option(
+                "card_backs", "ranks",
+                "what a card's back shows (K1): `'ranks'`: the trump symbol and the card's rank, "
+                "so the ranks in every hand and in every pass are public (the printed game); "
+                "`'hidden'`: the trump symbol only, so the ranks of others' cards in hand and of "
+                "passes between others are private (trump ranks, plays, voids, hand sizes and "
+                "captured 4s stay public)",
+                choices=CARD_BACKS,
+            ),
         )
     )
     DEAL_KEYS = ("dealer", "hands", "set_aside")
     CLONED_LISTS = (
         "scores", "hands", "upgraded", "pending_pass", "passed", "received", "tricks_won",
         "fours_captured", "captured", "trumps_played", "trick", "upgrade_queue",
-        "own_trumps_played",
+        "own_trumps_played", "voids", "played_by",
     )
     CLONED_NESTED_LISTS = ("hand_scores",)
-    TEST_VARIANTS = ({"hands": "per_player", "num_players": 5}, {"reward_mode": "points"})
+    TEST_VARIANTS = (
+        {"hands": "per_player", "num_players": 5},
+        {"reward_mode": "points"},
+        {"num_players": 4, "card_backs": "hidden"},
+        {"num_players": 5, "card_backs": "hidden", "hands": 2},
+    )
 
     # ---- declared ---------------------------------------------------------------------------
     @classmethod
@@ -135,6 +159,12 @@ class KansasCity(Game):
         self.upgrade_base = self.trump_base + RANKS
         self.no_upgrade = self.upgrade_base + DECK_SIZE
         self.hands_total = hands_in_game(options)
+        # K1's alternative: backs without ranks (the encoder and the seat view hide others' ranks)
+        self.hidden_backs = options["card_backs"] == "hidden"
+        # the last completed trick (seat, card, as trump) and its winner; kept into the next
+        # hand's pass phase, until the next trick is completed
+        self.last_trick: tuple[tuple[int, int, bool], ...] = ()
+        self.last_winner = -1
         # every hand's deal validated before any state is built; the dealer rotates (K8)
         self._scripted = tuple(
             (dealer, None if hands is None else tuple(hands), set_aside)
@@ -231,9 +261,14 @@ class KansasCity(Game):
         # upgraded cards each seat played this hand: the faces stay hidden from everyone else
         self.own_trumps_played = [0] * n
         self.trumps_played = [0] * RANKS
+        # public history per seat: face cards played into completed tricks, and the suits it is
+        # known to lack (it failed to follow them, K9), 7-bit masks
+        self.played_by = [0] * n
+        self.voids = [0] * n
         self.trick: list[tuple[int, int, bool]] = []  # (seat, card id, played as trump)
         self.tricks_played = 0
         self.upgrade_queue: list[int] = []
+        self.trick_leader_next = (dealer + 1) % n  # K8: the dealer's left leads trick 1
         self._phase = PHASE_PASS
         self.passes_chosen = 0
         self.current_player = (dealer + 1) % n
@@ -295,17 +330,23 @@ class KansasCity(Game):
     def apply(self, action: int) -> None:
         seat = self.current_player
         if self._phase == PHASE_PLAY:
+            trick = self.trick
             if action >= self.trump_base:
                 rank = action - self.trump_base
                 # a player holds at most one trump per rank (K3), so the rank names the card
                 column = (self.upgraded[seat] >> rank) & 0x0101010101010101
                 card = rank + (column & -column).bit_length() - 1
                 self.upgraded[seat] &= ~(1 << card)
-                self.trick.append((seat, card, True))
+                is_trump = True
             else:
                 card = action - self.play_base
                 self.hands[seat] &= ~(1 << card)
-                self.trick.append((seat, card, False))
+                is_trump = False
+            if trick and not trick[0][2]:
+                led_suit = trick[0][1] >> 3
+                if is_trump or card >> 3 != led_suit:
+                    self.voids[seat] |= 1 << led_suit  # failed to follow: void for the hand (K9)
+            trick.append((seat, card, is_trump))
             if len(self.trick) == self.num_players:
                 self._finish_trick()
             else:
@@ -359,6 +400,9 @@ class KansasCity(Game):
                 self.trumps_played[card & 7] += 1
             else:
                 self.played |= 1 << card
+                self.played_by[seat] |= 1 << card
+        self.last_trick = tuple(self.trick)
+        self.last_winner = winner
         self.captured[winner] |= cards
         self.tricks_won[winner] += 1
         self.fours_captured[winner] += (cards & FOURS).bit_count()  # K6: upgraded 4s count
@@ -439,36 +483,77 @@ class KansasCity(Game):
         return sorted(card_str(c) for c in cards)
 
     def resample_hidden(self, observer: int, rng: np.random.Generator) -> KansasCity:
-        """Permute the suits of every card whose suit ``observer`` cannot see, rank by rank
-        (ranks are public, §4.5): other players' hands, pending passes and upgraded cards, and
-        trumps in the current trick played by others. Cards the observer passed stay put."""
+        """A copy in which every card whose face ``observer`` cannot see is re-dealt: others'
+        hands and pending passes, their upgraded trumps, held or already played (in a finished
+        trick, the last trick or the current one). The ranks of upgraded trumps are public, so
+        those cards keep their rank; with ranked backs (§4.5) every card keeps its rank, with
+        ``card_backs='hidden'`` a card in another hand may be replaced by any hidden card. A seat
+        never receives a card of a suit it is known to lack (K9). Cards the observer passed stay
+        put. The new faces are relabelled consistently everywhere (hands, trumps, passes, captured
+        cards, tricks)."""
         twin = self.clone()
+        mapping = self._relabelling(observer, rng)
+        if not mapping:
+            return twin
+
+        def relabel(mask: int) -> int:
+            moved = mask & hidden
+            if not moved:
+                return mask
+            mask &= ~moved
+            for c in bits(moved):
+                mask |= 1 << mapping[c]
+            return mask
+
+        hidden = 0
+        for c in mapping:
+            hidden |= 1 << c
+        for zone in ("hands", "upgraded", "pending_pass", "passed", "received", "captured",
+                     "own_trumps_played"):
+            setattr(twin, zone, [relabel(m) for m in getattr(twin, zone)])
+        twin.trick = [(s, mapping.get(c, c), t) for s, c, t in twin.trick]
+        if self.tricks_played:  # the last trick is this hand's (else the previous hand's)
+            twin.last_trick = tuple((s, mapping.get(c, c), t) for s, c, t in twin.last_trick)
+        return twin
+
+    def _relabelling(self, observer: int, rng: np.random.Generator) -> dict[int, int]:
+        """A new face for every card hidden from ``observer`` (see ``resample_hidden``): slots
+        are filled most constrained first, each with a random card it allows; after a dead end
+        the draw starts again, and after a few the cards stay where they are (the empty map)."""
+        n = self.num_players
         known = self.passed[observer] | self.pending_pass[observer]
-        slots: list[tuple[str, int, int]] = []  # (zone, seat or trick index, card)
-        for s in range(self.num_players):
+        # (card now there, cards allowed there)
+        slots: list[tuple[int, int]] = []
+        for s in range(n):
             if s == observer:
                 continue
-            for zone in ("hands", "upgraded", "pending_pass"):
-                for c in bits(getattr(self, zone)[s] & ~known):
-                    slots.append((zone, s, c))
-        for i, (s, c, is_trump) in enumerate(self.trick):
+            lacking = 0
+            for suit in bits(self.voids[s]):
+                lacking |= SUIT_MASKS[suit]
+            for c in bits((self.hands[s] | self.pending_pass[s]) & ~known):
+                allowed = FULL_DECK if self.hidden_backs else RANK_MASKS[c & 7]
+                slots.append((c, allowed & ~lacking))
+            for c in bits((self.upgraded[s] | self.own_trumps_played[s]) & ~known):
+                slots.append((c, RANK_MASKS[c & 7]))  # a trump: its rank is public
+        for s, c, is_trump in self.trick:
             if is_trump and s != observer and not known >> c & 1:
-                slots.append(("trick", i, c))
-        by_rank: dict[int, list[int]] = {}
-        for k, (_, _, c) in enumerate(slots):
-            by_rank.setdefault(c & 7, []).append(k)
-        for zone, where, c in slots:
-            if zone != "trick":
-                getattr(twin, zone)[where] &= ~(1 << c)
-        for idxs in by_rank.values():
-            new_cards = [slots[k][2] for k in idxs]
-            order = rng.permutation(len(new_cards))
-            for k, j in zip(idxs, order):
-                zone, where, _ = slots[k]
-                card = new_cards[j]
-                if zone == "trick":
-                    seat, _, _ = twin.trick[where]
-                    twin.trick[where] = (seat, card, True)
-                else:
-                    getattr(twin, zone)[where] |= 1 << card
-        return twin
+                slots.append((c, RANK_MASKS[c & 7]))
+        pool = 0
+        for c, _ in slots:
+            pool |= 1 << c
+        slots.sort(key=lambda slot: (slot[1] & pool).bit_count())
+        for _ in range(20):
+            left = pool
+            mapping: dict[int, int] = {}
+            draws = rng.random(len(slots))
+            for (c, allowed), x in zip(slots, draws):
+                choice = left & allowed
+                if not choice:
+                    break
+                options = list(bits(choice))
+                new = options[int(x * len(options))]
+                left &= ~(1 << new)
+                mapping[c] = new
+            else:
+                return mapping
+        return {}

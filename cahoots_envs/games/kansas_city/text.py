@@ -1,9 +1,11 @@
 """Kansas City as text: the spectator table, one seat's view, narration and move examples.
 
 The seat view shows the seat's own cards and, of the others, only what is public (§4.5): the
-rank profile of each hand (card backs), trump ranks, face-up plays, the set-aside card, tricks
-and 4s, scores and the seat's own passes. An upgraded card appears by rank only, never by its
-printed face; a pass made by another seat is announced without its cards.
+rank profile of each hand (card backs), trump ranks, face-up plays, known voids, the last trick,
+the set-aside card, tricks and 4s, scores, the seat's own passes and the ranks of the others'
+passes. An upgraded card appears by rank only, never by its printed face; a pass made by another
+seat is announced without its cards. With ``card_backs='hidden'`` the others' hands show only
+their size, and the ranks of passes between others are not shown.
 """
 
 from __future__ import annotations
@@ -82,12 +84,17 @@ def render(game: KansasCity) -> str:
 def seat_view(game: KansasCity, seat: int) -> str:
     """Everything ``seat`` may see now (others' hands by rank only)."""
     n = game.num_players
-    lines = [headline(game), f"{'':2}{'seat':<15}{'score':>5}{'tricks':>7}{'4s':>3}  cards (others: ranks)"]
+    others = "count" if game.hidden_backs else "ranks"
+    lines = [headline(game),
+             f"{'':2}{'seat':<15}{'score':>5}{'tricks':>7}{'4s':>3}  cards (others: {others})"]
     for s in range(n):
         mark = ">" if s == game.current_player else " "
         trumps = " ".join(f"{r + 1}T" for r in bits(ranks_of(game.upgraded[s])))
         if s == seat:
             cards = " ".join(card_str(c) for c in bits(game.hands[s]))
+        elif game.hidden_backs:
+            size = (game.hands[s] | game.pending_pass[s]).bit_count()
+            cards = f"{size} card{'s' if size != 1 else ''}" if size else ""
         else:
             held = game.hands[s] | game.pending_pass[s]
             cards = " ".join(
@@ -108,6 +115,14 @@ def seat_view(game: KansasCity, seat: int) -> str:
             for s, c, t in game.trick
         )
         lines.extend(wrap_items("trick: ", plays.split(", ")))
+    if game.last_trick:
+        last = [f"player_{s} {_play_text(c, t)}" for s, c, t in game.last_trick]
+        last[-1] += f"; won by player_{game.last_winner}"
+        lines.extend(wrap_items("last trick: ", last))
+    voids = [f"{who(s, seat)} " + "".join(SUITS[x] for x in bits(game.voids[s]))
+             for s in range(n) if game.voids[s]]
+    if voids:
+        lines.extend(wrap_items("known voids: ", voids))
     played = game.played
     if played or any(game.trumps_played):
         per_suit = [
@@ -126,6 +141,14 @@ def seat_view(game: KansasCity, seat: int) -> str:
         if game.received[seat]:
             text += "; received " + " ".join(card_str(c) for c in bits(game.received[seat]))
         lines.append(text)
+    # the backs of the others' passes (your right neighbour's are the cards you received)
+    passes = [
+        f"player_{s} " + " ".join(str(r + 1) for r in range(8)
+                                  for _ in range((game.passed[s] & RANK_MASKS[r]).bit_count()))
+        for s in range(n) if s != seat and game.passed[s]
+    ]
+    if passes and not game.hidden_backs:
+        lines.extend(wrap_items("ranks passed: ", passes))
     if game.set_aside >= 0:
         lines.append(f"set aside: {card_str(game.set_aside)}")
     if game.hand_scores:
@@ -134,6 +157,10 @@ def seat_view(game: KansasCity, seat: int) -> str:
     lines.append(f"(scoring: 5 a trick up to {limit}, 5 for {limit + 1}, 0 beyond; 2 a 4; "
                  "cards: 1-8 + A-G)")
     return "\n".join(lines)
+
+
+def _play_text(card: int, is_trump: bool) -> str:
+    return f"{(card & 7) + 1}T" if is_trump else card_str(card)
 
 
 def public_action(game: KansasCity, action: int, viewer: int) -> str:
