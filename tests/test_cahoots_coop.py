@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from cahoots_envs import IllegalActionError, cahoots_coop_v0
+from cahoots_envs import IllegalActionError, cahoots_coop_v1
 from cahoots_envs.games.cahoots_coop.encoder import GOAL_FIELD_OFFSETS, GOAL_FIELDS, GOAL_WIDTH
 from cahoots_envs.games.cahoots_coop.goals import (
     evaluate,
@@ -27,7 +27,7 @@ from cahoots_envs.games.cahoots_coop.rules import GOALS, CahootsCoop, card_str, 
 
 
 def new_env(num_players: int = 2, deal: dict[str, Any] | None = None, **options: Any) -> Any:
-    env = cahoots_coop_v0.raw_env(num_players=num_players, **options)
+    env = cahoots_coop_v1.raw_env(num_players=num_players, **options)
     env.reset(seed=0, options={"deal": deal} if deal is not None else None)
     return env
 
@@ -138,7 +138,7 @@ def test_fewer_than_four_goals_leave_slots_empty() -> None:
 
 
 def test_start_player_is_drawn_from_the_rng_unless_dealt() -> None:
-    env = cahoots_coop_v0.raw_env(num_players=3)
+    env = cahoots_coop_v1.raw_env(num_players=3)
     seen = set()
     for seed in range(40):
         env.reset(seed=seed)
@@ -526,7 +526,7 @@ def test_action_ids_and_notation() -> None:
 
 
 def test_render_shows_piles_goals_and_hands() -> None:
-    env = cahoots_coop_v0.env(num_players=2, render_mode="ansi")
+    env = cahoots_coop_v1.env(num_players=2, render_mode="ansi")
     env.reset(options={"deal": cascade_deal()})
     text = env.render()
     for fragment in ["0: 3G (1)", "goal 0: THREE_GREEN", "player_0* hand: 5G 1O 7P 2V",
@@ -582,11 +582,11 @@ def test_bad_options_name_what_they_accept() -> None:
                       ({"num_goals": 51}, "num_goals"), ({"multicolour_mode": "or"}, "multicolour"),
                       ({"open_hands": 1}, "open_hands"), ({"num_players": 5}, "num_players")]:
         with pytest.raises(ValueError, match=word):
-            cahoots_coop_v0.raw_env(**bad)
+            cahoots_coop_v1.raw_env(**bad)
 
 
 def test_protected_env_punishes_an_illegal_play() -> None:
-    env = cahoots_coop_v0.env(num_players=2)
+    env = cahoots_coop_v1.env(num_players=2)
     env.reset(options={"deal": cascade_deal()})
     with pytest.warns(UserWarning, match="Illegal move"):
         env.step(4 * 4 + 3)  # play 5G on 3: the top is 6O

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from cahoots_envs import cahoots_coop_v0
+from cahoots_envs import cahoots_coop_v1
 from cahoots_envs.games.cahoots_coop.bot import HeuristicPolicy
 
 
@@ -16,7 +16,7 @@ def play_game(options: dict[str, Any], seed: int, bots: set[int] | None = None,
               record: list[int] | None = None) -> tuple[bool, int]:
     """One game; seats in ``bots`` (default: every seat) play the heuristic, the rest random.
     Returns (won, goals completed)."""
-    env = cahoots_coop_v0.raw_env(**options)
+    env = cahoots_coop_v1.raw_env(**options)
     env.reset(seed=seed)
     n = env.num_agents
     bots = set(range(n)) if bots is None else bots
@@ -66,7 +66,7 @@ CASCADE = {
 
 
 def choose(options: dict[str, Any], deal: dict[str, Any]) -> str:
-    env = cahoots_coop_v0.raw_env(**options)
+    env = cahoots_coop_v1.raw_env(**options)
     env.reset(seed=0, options={"deal": deal})
     obs = env.observe(env.agent_selection)
     bot = HeuristicPolicy(env.unwrapped.options, seed=0)

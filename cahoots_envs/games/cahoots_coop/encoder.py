@@ -2,15 +2,17 @@
 
 The encoder reads only what the observing seat may know (§1.7): its own hand (every hand with
 ``open_hands``), the piles (tops and every covered card), the visible and completed goals, the
-sizes of the draw pile, the goal deck and the hands. Each visible goal is described by its
-parameters (family, colours, target, shapes) as well as its id, so a policy can generalise across
-goals. The draw pile's order, the other hands and which goals are in the goal deck never appear.
+sizes of the draw pile, the goal deck and the hands, and the public play history (each seat's
+last two plays, every card each seat has played, the goals each seat completed). Each visible
+goal is described by its parameters (family, colours, target, shapes) as well as its id, so a
+policy can generalise across goals. The draw pile's order, the other hands and which goals are in
+the goal deck never appear.
 """
 
 from __future__ import annotations
 
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -30,7 +32,7 @@ from cahoots_envs.games.cahoots_coop.rules import (
 if TYPE_CHECKING:
     from cahoots_envs.games.cahoots_coop.rules import CahootsCoop
 
-ENV_ID = "cahoots_envs/cahoots_coop-v0"
+ENV_ID = "cahoots_envs/cahoots_coop-v1"
 CARD_DOC = "index `colour*7 + number-1`, colours G, O, P, V"
 MAX_DRAW_PILE = DECK_SIZE - PILES - HAND_SIZE  # 48, with one player
 
@@ -84,6 +86,43 @@ def goal_features(goal: Goal, index: int) -> np.ndarray:
 GOAL_FEATURES = np.stack([goal_features(g, i) for i, g in enumerate(GOALS)])
 
 
+# the features of one play in the `plays` window: (name, width, meaning)
+PLAY_FIELDS: tuple[tuple[str, int, str], ...] = (
+    ("present", 1, "1 if this slot holds a play"),
+    ("card", KINDS, "the card played, one-hot by kind"),
+    ("pile", PILES, "the pile it went on (0–3), one-hot"),
+    ("covered", KINDS, "the card it covered (the pile's top before the play), one-hot by kind"),
+    ("completed", 1, "1 if the play completed a goal (which: `completed_by`, `last_completed`)"),
+)
+PLAY_WIDTH = sum(width for _, width, _ in PLAY_FIELDS)
+PLAY_FIELD_OFFSETS: dict[str, int] = {}
+_at = 0
+for _name, _width, _ in PLAY_FIELDS:
+    PLAY_FIELD_OFFSETS[_name] = _at
+    _at += _width
+PLAYS_PER_SEAT = 2  # the window: each seat's last two plays, i.e. the last two laps
+_CARD_AT = PLAY_FIELD_OFFSETS["card"]
+_PILE_AT = PLAY_FIELD_OFFSETS["pile"]
+_COVERED_AT = PLAY_FIELD_OFFSETS["covered"]
+_COMPLETED_AT = PLAY_FIELD_OFFSETS["completed"]
+# each goal's row as the bits of its 1 entries, and its one fraction (offset, value) if any
+GOAL_BITS = [sum(1 << int(i) for i in np.flatnonzero(row == 1)) for row in GOAL_FEATURES]
+GOAL_FRACTION: list[tuple[int, float] | None] = []
+for _row in GOAL_FEATURES:
+    _fractions = [(int(i), float(_row[i])) for i in np.flatnonzero((_row > 0) & (_row < 1))]
+    assert len(_fractions) <= 1  # count, total or factor: one per goal family at most
+    GOAL_FRACTION.append(_fractions[0] if _fractions else None)
+# a play's bits within its `plays` slot by ``(kind * 4 + pile) * 28 + covered``: one that
+# completed no goal, and one that did
+PLAY_BITS = [
+    1 | 1 << (_CARD_AT + k) | 1 << (_PILE_AT + p) | 1 << (_COVERED_AT + c)
+    for k in range(KINDS) for p in range(PILES) for c in range(KINDS)
+]
+PLAY_BITS_DONE = [bits | 1 << _COMPLETED_AT for bits in PLAY_BITS]
+# the index of the satisfied table is ``sum(tops[p] * PLACE[p])``
+PLACE = (KINDS**3, KINDS**2, KINDS, 1)
+
+
 @cache
 def build_layout(n: int) -> Layout:
     segments = [Segment("hand", KINDS, f"own cards, count per kind (two copies), {CARD_DOC}", high=2)]
@@ -114,77 +153,166 @@ def build_layout(n: int) -> Layout:
                 f"goals in the game; each / {NUM_GOAL_CARDS}"),
         Segment("to_move", n, "relative seat to move (one-hot; all zero when the game is over)"),
         Segment("rules", 2, "1 if `open_hands`; 1 if `multicolour_mode='disjunctive'`"),
+        Segment("plays", n * PLAYS_PER_SEAT * PLAY_WIDTH, f"the last {PLAYS_PER_SEAT} plays of "
+                f"each seat (the last {PLAYS_PER_SEAT} laps), rows: you, then the others "
+                f"clockwise; per row its latest play first, {PLAY_WIDTH} features per play "
+                "(table below); all zero for a play not yet made",
+                shape=(n, PLAYS_PER_SEAT, PLAY_WIDTH)),
+        Segment("played_by", n * KINDS, "every card each seat has played this game, count per "
+                "kind, rows: you, then the others clockwise", high=2, shape=(n, KINDS)),
+        Segment("completed_by", n * NUM_GOAL_CARDS, "the goals each seat's plays completed, by "
+                "id, rows: you, then the others clockwise (goals met at setup are in no row)",
+                shape=(n, NUM_GOAL_CARDS)),
+        Segment("last_completed", NUM_GOAL_CARDS, "the goals the latest play completed, by id "
+                "(before the first play: the goals met at setup)"),
     ]
     return Layout(ENV_ID, tuple(segments))
 
 
 @cache
-def _offsets(n: int) -> dict[str, int]:
-    return dict(build_layout(n).offsets)
+def _offsets(n: int) -> tuple[Any, ...]:
+    """What ``encode`` needs for ``n`` players: the segment offsets, the layout's size and its
+    size in bytes, and by observing seat: where each seat's `plays` row starts (relative to
+    `plays`), and how to rotate the (seat, kind) and (seat, goal) bit sets to the observer."""
+    layout = build_layout(n)
+    o = layout.offsets
+    assert o["hand"] == 0 and o["rules"] == o["to_move"] + n  # as `encode` assumes
+    rows = [[(s - seat) % n * PLAYS_PER_SEAT * PLAY_WIDTH for s in range(n)] for seat in range(n)]
+    rotations = [(seat * width, (1 << seat * width) - 1, (n - seat) * width)
+                 for width in (KINDS, NUM_GOAL_CARDS) for seat in range(n)]
+    return (*(o.get(name, -1) for name in (
+        "hand", "other_hands", "hand_sizes", "tops", "played", "draw_pile", "my_plays",
+        "play_completes", "goals", "completed", "goal_counts", "to_move", "plays", "played_by",
+        "completed_by", "last_completed",
+    )), layout.size, (layout.size + 7) // 8, rows, rotations[:n], rotations[n:])
 
 
 def encode(game: CahootsCoop, seat: int, out: np.ndarray) -> None:
+    """Every 0/1 entry is ORed into one int at its offset and unpacked at once (one C-level
+    write of the whole buffer); the counts and fractions are written over it afterwards. The
+    bits are gathered in a few small ints, one per run of adjacent segments, each shifted into
+    place once (operations on the whole, long int cost more)."""
     n = game.num_players
-    o = _offsets(n)
-    base = o["hand"]
-    for k in game.hands[seat]:
-        out[base + k] += 1
-    hs = o["hand_sizes"]
-    for rel in range(n):
-        s = (seat + rel) % n
-        out[hs + rel] = len(game.hands[s])
-        if rel and game.open_hands:
-            base = o["other_hands"] + (rel - 1) * KINDS
-            for k in game.hands[s]:
-                out[base + k] += 1
-    t = o["tops"]
-    for p, k in enumerate(game.tops):
-        out[t + p * KINDS + k] = 1
-    played = o["played"]
-    out[played : played + KINDS] = game.played
-    _encode_plays(game, seat, out, o["my_plays"], o["play_completes"])
-    out[o["draw_pile"]] = len(game.draw_pile) / MAX_DRAW_PILE
-    g = o["goals"]
+    h, oh, hs, t, played, dp, mp, pc, g, c, gc, tm, pl, pb, cb, lc, size, nbytes, rows, kinds_rot, \
+        goals_rot = _offsets(n)
+    hands = game.hands
+    t0, t1, t2, t3 = game.tops
+    # `hand` .. `tops` (`hand` is at 0)
+    head = 1 << (t + t0) | 1 << (t + KINDS + t1) | 1 << (t + 2 * KINDS + t2) \
+        | 1 << (t + 3 * KINDS + t3)
+    # `goals` .. `rules`, relative to `goals`
+    visible = block = 0
+    fractions: list[tuple[int, float]] = []
     for slot, goal in enumerate(game.visible):
         if goal >= 0:
-            out[g + slot * GOAL_WIDTH : g + (slot + 1) * GOAL_WIDTH] = GOAL_FEATURES[goal]
-    c = o["completed"]
-    for goal in game.completed:
-        out[c + goal] = 1
-    gc = o["goal_counts"]
-    out[gc] = len(game.completed) / NUM_GOAL_CARDS
-    out[gc + 1] = game.goals_left / NUM_GOAL_CARDS
-    out[gc + 2] = len(game.goal_deck) / NUM_GOAL_CARDS
-    out[gc + 3] = game.num_goals / NUM_GOAL_CARDS
-    if not game.is_over:
-        out[o["to_move"] + (game.current_player - seat) % n] = 1
-    r = o["rules"]
-    out[r] = float(game.open_hands)
-    out[r + 1] = float(game.mode == "disjunctive")
-
-
-def _encode_plays(game: CahootsCoop, seat: int, out: np.ndarray, plays: int, completes: int) -> None:
-    """What each play of the seat's own cards would do now: a strong team player sees at a
-    glance which plays complete a goal (computed from its hand, the tops and the visible goals)."""
-    visible = 0
-    for goal in game.visible:
-        if goal >= 0:
             visible |= 1 << goal
-    tops = list(game.tops)
+            at = slot * GOAL_WIDTH
+            block |= GOAL_BITS[goal] << at
+            fraction = GOAL_FRACTION[goal]
+            if fraction is not None:
+                fractions.append((g + at + fraction[0], fraction[1]))
+    completed = 0
+    for goal in game.completed:
+        completed |= 1 << goal
+    flags = 0  # `to_move` and `rules`, relative to `to_move`
+    if not game.is_over:
+        flags = 1 << (game.current_player - seat) % n
+    if game.open_hands:
+        flags |= 1 << n
+    if game.mode == "disjunctive":
+        flags |= 2 << n
+    block |= (completed | flags << (tm - c)) << (c - g)
+    # own hand (the second card of a kind is written as 2 after the unpack); `my_plays`: where
+    # each own card fits now; `play_completes`: how many visible goals each such play completes
     table = game.satisfied
+    c0 = t1 * PLACE[1] + t2 * KINDS + t3  # the table index of the tops but pile p, for each p
+    c1 = t0 * PLACE[0] + t2 * KINDS + t3
+    c2 = t0 * PLACE[0] + t1 * PLACE[1] + t3
+    c3 = t0 * PLACE[0] + t1 * PLACE[1] + t2 * KINDS
+    fits = 0
+    doubles: list[int] = []
     previous = -1
-    for k in game.hands[seat]:
+    for k in hands[seat]:
         if k == previous:
+            doubles.append(h + k)
             continue
         previous = k
+        head |= 1 << k
         matches = MATCHES[k]
-        for pile in range(PILES):
-            if not matches >> tops[pile] & 1:
-                continue
-            action = k * PILES + pile
-            out[plays + action] = 1
-            t = tops[:]
-            t[pile] = k
-            done = table[((t[0] * KINDS + t[1]) * KINDS + t[2]) * KINDS + t[3]] & visible
+        base = k * PILES
+        if matches >> t0 & 1:
+            fits |= 1 << base
+            done = table[c0 + k * PLACE[0]] & visible
             if done:
-                out[completes + action] = done.bit_count() / PILES
+                fractions.append((pc + base, done.bit_count() / PILES))
+        if matches >> t1 & 1:
+            fits |= 2 << base
+            done = table[c1 + k * PLACE[1]] & visible
+            if done:
+                fractions.append((pc + base + 1, done.bit_count() / PILES))
+        if matches >> t2 & 1:
+            fits |= 4 << base
+            done = table[c2 + k * KINDS] & visible
+            if done:
+                fractions.append((pc + base + 2, done.bit_count() / PILES))
+        if matches >> t3 & 1:
+            fits |= 8 << base
+            done = table[c3 + k] & visible
+            if done:
+                fractions.append((pc + base + 3, done.bit_count() / PILES))
+    # `plays` .. `last_completed`, relative to `plays`
+    plays = game.plays
+    if plays:
+        tail = plays[-1][4] << (lc - pl)
+        # plays go strictly clockwise, so the last n plays are each seat's latest, the n
+        # before them each seat's previous one
+        row = rows[seat]
+        for s, kind, pile, covered, goals in plays[-n:]:
+            tail |= (PLAY_BITS_DONE if goals else PLAY_BITS)[(kind * PILES + pile) * KINDS + covered] \
+                << row[s]
+        for s, kind, pile, covered, goals in plays[-PLAYS_PER_SEAT * n : -n]:
+            tail |= (PLAY_BITS_DONE if goals else PLAY_BITS)[(kind * PILES + pile) * KINDS + covered] \
+                << (row[s] + PLAY_WIDTH)
+        # the (seat, kind) and (seat, goal) bit sets, rotated so that the observer's row is first
+        width, low, back = kinds_rot[seat]
+        bits = game.played_by
+        twice = bits >> n * KINDS
+        bits &= (1 << n * KINDS) - 1
+        tail |= (bits >> width | (bits & low) << back) << (pb - pl)
+        if twice:  # a seat's second card of a kind: written as 2 after the unpack
+            bits = twice >> width | (twice & low) << back
+            while bits:
+                lowest = bits & -bits
+                doubles.append(pb + lowest.bit_length() - 1)
+                bits ^= lowest
+        bits = game.completed_by
+        if bits:
+            width, low, back = goals_rot[seat]
+            tail |= (bits >> width | (bits & low) << back) << (cb - pl)
+    else:
+        tail = 0
+        for goal in game.last_completed:  # before the first play: the goals met at setup
+            tail |= 1 << (lc - pl + goal)
+    field = head | fits << mp | block << g | tail << pl
+    # one unpack (positional arguments: numpy parses keywords slowly)
+    out[:] = np.unpackbits(np.frombuffer(field.to_bytes(nbytes, "little"), np.uint8), 0, size, "little")
+    # counts and fractions over the unpacked bits
+    for i in doubles:
+        out[i] = 2
+    for i, value in fractions:
+        out[i] = value
+    if game.open_hands and n > 1:
+        for rel in range(1, n):
+            base = oh + (rel - 1) * KINDS
+            for k in hands[(seat + rel) % n]:
+                out[base + k] += 1
+    if game.cards_in_hands == n * HAND_SIZE:  # every hand is full
+        out[hs : hs + n] = HAND_SIZE
+    else:
+        out[hs : hs + n] = [len(hands[(seat + rel) % n]) for rel in range(n)]
+    out[played : played + KINDS] = game.played
+    out[dp] = len(game.draw_pile) / MAX_DRAW_PILE
+    out[gc : gc + 4] = [
+        len(game.completed) / NUM_GOAL_CARDS, game.goals_left / NUM_GOAL_CARDS,
+        len(game.goal_deck) / NUM_GOAL_CARDS, game.num_goals / NUM_GOAL_CARDS,
+    ]

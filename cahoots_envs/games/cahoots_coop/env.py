@@ -1,8 +1,8 @@
-r"""# Cahoots (cooperative goal cards) — `cahoots_envs/cahoots_coop-v0`
+r"""# Cahoots (cooperative goal cards) — `cahoots_envs/cahoots_coop-v1`
 
 ```python
-from cahoots_envs import cahoots_coop_v0
-env = cahoots_coop_v0.env(num_players=3)   # or cahoots_envs.make("cahoots_coop-v0")
+from cahoots_envs import cahoots_coop_v1
+env = cahoots_coop_v1.env(num_players=3)   # or cahoots_envs.make("cahoots_coop-v1")
 ```
 
 <!-- spaces -->
@@ -10,7 +10,7 @@ env = cahoots_coop_v0.env(num_players=3)   # or cahoots_envs.make("cahoots_coop-
 |---|---|
 | players | 1–4 (default 3); 2–4 are the official counts, 1 is the spec's solo mode |
 | actions | `Discrete(112)` at every player count |
-| observation | `Box(851,)` float32 with 3 players (791 / 821 / 881 with 1 / 2 / 4 players), and an `action_mask` (int8, one per action) |
+| observation | `Box(1507,)` float32 with 3 players (1043 / 1275 / 1739 with 1 / 2 / 4 players), and an `action_mask` (int8, one per action) |
 | game length | at most 52 decisions (one card a turn; four cards start the piles) |
 <!-- /spaces -->
 
@@ -152,6 +152,10 @@ sees that at a glance, and a network learns far faster with it (docs/training.md
 | 842–845 | `goal_counts` | 4 | 0–1 | goals completed, goals remaining, goals in the goal deck, goals in the game; each / 50 |
 | 846–848 | `to_move` | 3 | 0–1 | relative seat to move (one-hot; all zero when the game is over) |
 | 849–850 | `rules` | 2 | 0–1 | 1 if `open_hands`; 1 if `multicolour_mode='disjunctive'` |
+| 851–1222 | `plays` | 3×2×62 | 0–1 | the last 2 plays of each seat (the last 2 laps), rows: you, then the others clockwise; per row its latest play first, 62 features per play (table below); all zero for a play not yet made |
+| 1223–1306 | `played_by` | 3×28 | 0–2 | every card each seat has played this game, count per kind, rows: you, then the others clockwise |
+| 1307–1456 | `completed_by` | 3×50 | 0–1 | the goals each seat's plays completed, by id, rows: you, then the others clockwise (goals met at setup are in no row) |
+| 1457–1506 | `last_completed` | 50 | 0–1 | the goals the latest play completed, by id (before the first play: the goals met at setup) |
 <!-- /observation-table -->
 
 Each visible goal (segment `goals`, one row per goal slot 0–3) is described by its parameters as
@@ -171,6 +175,44 @@ well as its id, so a policy can generalise across goals. Within a row of 85 feat
 | 29–33 | `number_shape` | 5 | `pattern`: number multiplicities one-hot, as above |
 | 34 | `consecutive` | 1 | `pattern`: the numbers must form a run |
 | 35–84 | `id` | 50 | the goal's id, one-hot in the order of §1.9 |
+
+### The play history
+
+A turn is exactly one play: a card onto a pile, then a draw back to 4 cards (§1.5; there is no
+pass and no discard). With no table talk, what teammates chose to play is the only signal the
+team has, so v1 shows the public history, as a bounded window plus per-seat summaries (rows by
+relative seat: you, then the others clockwise):
+
+- `plays` (N×2×62): each seat's last two plays, latest first. Seats play strictly in turn, so
+  this is the last two laps (2N plays): the latest play of all is that of the seat before
+  `to_move`, each seat's previous play is one lap older. A slot (table below) holds the card,
+  the pile, the card it covered (the pile's top before the play) and whether it completed a
+  goal; all zero for a play not yet made. Why a window: a hand of 4 cards is renewed by one
+  draw a turn, so plays older than two laps say little about what a teammate holds now, and
+  the window keeps the width fixed whatever the game's length (up to 52 plays).
+- `played_by` (N×28, counts 0–2): every card each seat has played this game, the lasting
+  summary of the plays that have left the window.
+- `completed_by` (N×50): the goals each seat's plays completed (goals met at setup are in no
+  row), and `last_completed` (50): the goals the latest play completed (before the first play:
+  the goals met at setup).
+
+Every entry is 0 or 1 but `played_by` (0–2), so nothing needs scaling. The piles' covered cards
+are public (§1.7) but not encoded pile by pile: no rule and no goal looks below the tops, a
+covered card never comes back into play, and the piles do not say who played what, so beyond
+the card counts (`played`), who played what (`played_by`, `plays`) and the card each recent play
+covered, their order tells nothing a policy can use. The turn number (`played` sums to 4 plus
+the plays made) and the start player follow from the segments above.
+
+Each play slot (segment `plays`, rows: relative seat, then latest / previous play) holds 62
+features:
+
+| index | name | width | meaning |
+|---|---|---|---|
+| 0 | `present` | 1 | 1 if this slot holds a play |
+| 1–28 | `card` | 28 | the card played, one-hot by kind |
+| 29–32 | `pile` | 4 | the pile it went on (0–3), one-hot |
+| 33–60 | `covered` | 28 | the card it covered (the pile's top before the play), one-hot by kind |
+| 61 | `completed` | 1 | 1 if the play completed a goal (which: `completed_by`, `last_completed`) |
 
 Hidden from you: the other hands (unless `open_hands`), the order and content of the draw pile,
 and which goals are in the goal deck or out of the game. The cards not yet seen follow from
@@ -228,6 +270,17 @@ it completes over three times as many goals as random play but rarely all of the
 ## Version history
 
 - v0 (cahoots-envs 0.1.0): first release.
+- v1: the observation holds every public fact that bears on play (rules unchanged). New
+  segments, after the v0 ones (whose indices and meaning are unchanged): `plays` (N×2×62: each
+  seat's last two plays), `played_by` (N×28), `completed_by` (N×50) and `last_completed` (50);
+  size 851 → 1507 with 3 players (791 → 1043, 821 → 1275, 881 → 1739 with 1, 2, 4). The engine
+  keeps the play log (`CahootsCoop.plays`).
+
+  **Migration from v0**: `make("cahoots_coop-v0")` raises `RetiredEnvError`; use `-v1`. Policies
+  trained on v0 must be retrained (the observation size and layout fingerprint changed, so a v0
+  policy is refused). v0 game logs still replay under v1, since the rules are those of v0. Code
+  that reads the observation through `layout.views(obs)` by segment name keeps working; the team
+  bot chooses exactly as under v0.
 """
 
 from __future__ import annotations

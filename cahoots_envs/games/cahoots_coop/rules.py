@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from bisect import insort
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -79,6 +79,13 @@ def goals_in_game(options: Mapping[str, Any]) -> int:
 
 class CahootsCoop(Game):
     NAME = "cahoots_coop"
+    VERSION = 1
+    VERSION_NOTES: ClassVar[dict[int, str]] = {1: (
+        "v1: the observation adds the public play history: each seat's last two plays (card, "
+        "pile, the card it covered, whether it completed a goal), every card each seat has "
+        "played, the goals each seat completed and the goals the latest play completed"
+    )}
+    REPLAYS_FROM = 0  # the rules are those of v0
     TITLE = "Cahoots (cooperative goal cards)"
     PLAYER_COUNTS = (1, 2, 3, 4)
     DEFAULT_PLAYERS = 3
@@ -108,9 +115,10 @@ class CahootsCoop(Game):
         )
     )
     DEAL_KEYS = ("start_player", "hands", "piles", "draw_pile", "goals")
+    goal_cards: ClassVar[tuple[Goal, ...]] = GOALS  # the goal list (§1.9)
     CLONED_LISTS = (
         "tops", "draw_pile", "box", "played", "goal_deck", "visible", "completed",
-        "last_completed", "scores",
+        "last_completed", "scores", "plays",
     )
     CLONED_NESTED_LISTS = ("hands", "piles")
     COOPERATIVE = True
@@ -146,7 +154,6 @@ class CahootsCoop(Game):
         self.rng = rng
         self.mode = options["multicolour_mode"]
         self.open_hands = bool(options["open_hands"])
-        self.goal_cards: tuple[Goal, ...] = GOALS
         self.satisfied = satisfied_table(GOALS, self.mode)
         scripted = split_deals(deal, 1)  # one hand: a dict, or a list of one
         start, hands, piles, draw_pile, goals = self._parse_deal(scripted[0] if scripted else {})
@@ -189,8 +196,16 @@ class CahootsCoop(Game):
         self.won = False
         self.loss_reason = ""
         self.loser = -1  # the seat that could not play (loss 1)
-        self.turns = 0
-        self.last_play: tuple[int, int, int] | None = None  # (seat, kind, pile)
+        # the public play history (§1.7): every play in order as (seat, kind, pile, covered
+        # kind, bit mask of the goals it completed); a bit set over (seat, kind) in two
+        # planes: bit seat * KINDS + kind once the seat has played a card of that kind, bit
+        # (num_players + seat) * KINDS + kind once it has played both; and the goals each
+        # seat's plays completed, bit seat * NUM_GOAL_CARDS + goal. (29 instance attributes, as
+        # in v0: with a 30th CPython 3.11 stops sharing the instance dicts' keys and every
+        # attribute access slows down; so ``turns`` and ``last_play`` are read from ``plays``.)
+        self.plays: list[tuple[int, int, int, int, int]] = []
+        self.played_by = 0
+        self.completed_by = 0
         # §1.4 step 4 / A4: goals met by the starting piles are set aside, replacements checked
         self.completed_at_setup = self._resolve_goals()
         # they are completed goals like any other (CONTRACT §4: score = goals completed); the
@@ -288,6 +303,16 @@ class CahootsCoop(Game):
         return PHASE_PLAY
 
     @property
+    def turns(self) -> int:
+        """Plays made so far."""
+        return len(self.plays)
+
+    @property
+    def last_play(self) -> tuple[int, int, int] | None:
+        """(seat, kind, pile) of the latest play."""
+        return self.plays[-1][:3] if self.plays else None
+
+    @property
     def goals_left(self) -> int:
         return self.num_goals - len(self.completed)
 
@@ -329,12 +354,11 @@ class CahootsCoop(Game):
         kind, pile = divmod(action, PILES)
         hand = self.hands[seat]
         hand.remove(kind)
+        covered = self.tops[pile]
         # §1.5 effect 1: the card covers the top; covered cards stay public
         self.piles[pile].append(kind)
         self.tops[pile] = kind
         self.played[kind] += 1
-        self.last_play = (seat, kind, pile)
-        self.turns += 1
         # effect 2: draw back to 4 while the draw pile lasts
         if self.draw_pile:
             insort(hand, self.draw_pile.pop())
@@ -342,9 +366,16 @@ class CahootsCoop(Game):
             self.cards_in_hands -= 1
         # effect 3: cascading goal resolution; every seat scores the team's goals
         done = self._resolve_goals()
+        mask = 0
         if done:
             for s in range(self.num_players):
                 self.scores[s] += done
+            for g in self.last_completed:
+                mask |= 1 << g
+            self.completed_by |= mask << (seat * NUM_GOAL_CARDS)
+        self.plays.append((seat, kind, pile, covered, mask))
+        bit = 1 << (seat * KINDS + kind)
+        self.played_by |= bit << self.num_players * KINDS if self.played_by & bit else bit
         self.current_player = (seat + 1) % self.num_players
         self._check_end()
 
