@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from cahoots_envs import IllegalActionError, cahoots_tricks_v0
+from cahoots_envs import IllegalActionError, cahoots_tricks_v1
 from cahoots_envs.games.cahoots_tricks.rules import (
     RESERVE_TYPES,
     SUITS,
@@ -61,7 +61,7 @@ def make_deal(cards: list[list[str]], n: int = 4, start_player: int = 0, **extra
 
 
 def new_env(deal: dict, **options: Any) -> Any:
-    env = cahoots_tricks_v0.env(num_players=len(deal["hands"]), **options)
+    env = cahoots_tricks_v1.env(num_players=len(deal["hands"]), **options)
     env.reset(seed=0, options={"deal": deal})
     return env
 
@@ -116,7 +116,7 @@ def test_four_player_setup_identities_face_up_and_random_start() -> None:
     dealer is the start player of trick 1 (A4)."""
     starts, idents = set(), set()
     for seed in range(30):
-        env = cahoots_tricks_v0.env()
+        env = cahoots_tricks_v1.env()
         env.reset(seed=seed)
         game = env.unwrapped.game
         assert [h.bit_count() for h in game.hands] == [12] * 4
@@ -139,7 +139,7 @@ def test_three_player_setup_reserve_and_private_suits() -> None:
     one identity card unused, so each player owns one suit alone (A7)."""
     orders = set()
     for seed in range(10):
-        env = cahoots_tricks_v0.env(num_players=3)
+        env = cahoots_tricks_v1.env(num_players=3)
         env.reset(seed=seed)
         game = env.unwrapped.game
         assert sorted(game.reserve) == sorted(RESERVE_TYPES)
@@ -375,7 +375,7 @@ def test_a_player_may_keep_a_card_another_played_and_it_stays_known_until_played
 def test_eleven_tricks_start_player_moves_left_hands_shrink_and_last_kept_cards_discarded(
     n: int,
 ) -> None:
-    env = cahoots_tricks_v0.env(num_players=n, reward_mode="points")
+    env = cahoots_tricks_v1.env(num_players=n, reward_mode="points")
     env.reset(seed=n)
     game = env.unwrapped.game
     rng = np.random.default_rng(0)
@@ -400,7 +400,7 @@ def test_eleven_tricks_start_player_moves_left_hands_shrink_and_last_kept_cards_
 
 
 def test_the_last_card_of_trick_eleven_is_played_automatically() -> None:
-    env = cahoots_tricks_v0.env()
+    env = cahoots_tricks_v1.env()
     env.reset(seed=3)
     game = env.unwrapped.game
     while game.trick_number < 11:
@@ -418,7 +418,7 @@ def test_highest_score_wins_and_ties_share() -> None:
     """§2.4: the highest total wins; a tie for the top is a shared win (interpretation)."""
     found_tie = found_single = False
     for seed in range(200):
-        env = cahoots_tricks_v0.env()
+        env = cahoots_tricks_v1.env()
         env.reset(seed=seed)
         game = env.unwrapped.game
         rng = np.random.default_rng(seed)
@@ -480,7 +480,7 @@ def test_face_value_random_split() -> None:
     """Option point_split='random': the snake amounts (2 and 2), cards dealt at random."""
     splits = set()
     for seed in range(12):
-        env = cahoots_tricks_v0.env(scoring="face_value", point_split="random")
+        env = cahoots_tricks_v1.env(scoring="face_value", point_split="random")
         env.reset(seed=seed, options={"deal": make_deal(hands_for(KEEP_KILL_TRICK, 0, 4))})
         run(env, plays(KEEP_KILL_TRICK, 0, 4) + [
             (0, "keep 8H"), (1, "kill 7H"), (2, "kill 5D"), (3, "keep 4C"),
@@ -557,7 +557,7 @@ def test_malformed_deals_are_refused_and_change_nothing(deal: dict, message: str
     ],
 )
 def test_malformed_three_player_deals(deal: dict, message: str) -> None:
-    env = cahoots_tricks_v0.env(num_players=3)
+    env = cahoots_tricks_v1.env(num_players=3)
     env.reset(seed=1)
     before = env.observe("player_0")["observation"].copy()
     with pytest.raises(ValueError, match=message):
@@ -566,7 +566,7 @@ def test_malformed_three_player_deals(deal: dict, message: str) -> None:
 
 
 def test_partial_deals_fill_the_rest_from_the_rng() -> None:
-    env = cahoots_tricks_v0.env(num_players=3)
+    env = cahoots_tricks_v1.env(num_players=3)
     env.reset(seed=4, options={"deal": {"identities": [["R", "D", "C"], "SHR", "UHC"],
                                         "start_player": 2}})
     game = env.unwrapped.game
@@ -578,7 +578,7 @@ def test_partial_deals_fill_the_rest_from_the_rng() -> None:
 
 
 def test_notation_and_illegal_action_error() -> None:
-    env = cahoots_tricks_v0.raw_env()
+    env = cahoots_tricks_v1.raw_env()
     env.reset(options={"deal": BASE})
     u = env.unwrapped
     assert [u.action_to_str(a) for a in (0, 4, 5, 29, 30, 64, 90, 119)] == [
@@ -592,3 +592,70 @@ def test_notation_and_illegal_action_error() -> None:
     assert np.array_equal(env.observe("player_0")["observation"], before)
     with pytest.raises(IllegalActionError, match="out of range"):
         env.step(120)
+
+
+# ---- the rulebook's worked example (regression) ---------------------------------------------
+
+RULEBOOK_TRICK = ["8S", "5C", "6D", "6S", "5U", "6U", "7U", "8H"]  # Anne, Bob, Carrie, Derek × 2
+
+
+def test_rulebook_example_trick() -> None:
+    """The rulebook's "Example of Play", replayed. Anne (seat 0) = spades, hearts, stars; Bob
+    (1) = clubs, hearts, cups; Carrie (2) = clubs, diamonds, stars; Derek (3) = spades, diamonds,
+    cups (the labelling of §2.1). Anne starts: 8S, Bob 5C, Carrie 6D, Derek 6S; second lap 5U,
+    6U, 7U, 8H. "Cups have won the trick with a total value of 18 compared to spades' 14 and three
+    suits in the single-digits. Bob and Derek each score 2 points." Keep/kill: Anne keeps 8S, Bob
+    keeps 8H, Carrie kills 7U, Derek kills 5C; again: Anne kills the 5U (the book says "6 of cups"
+    twice; the trick holds one 6U, which Derek keeps, so Anne's is the 5U: A8), Bob kills 6S,
+    Carrie keeps 6D, Derek keeps 6U (his last pick is forced, so the engine makes it). "Bob
+    becomes the next starting player", and Bob and Derek split the 4 killed cards.
+
+    The example gives only the cards played; the rest of each 12-card hand is filled with the
+    lowest cards left of the deck (``make_deal``), which the trick never touches.
+    """
+    env = new_env(make_deal(hands_for(RULEBOOK_TRICK, 0, 4)))
+    game = env.unwrapped.game
+    run(env, plays(RULEBOOK_TRICK, 0, 4))
+    totals = dict(zip(SUITS, game.suit_totals))
+    assert totals == {"S": 14, "H": 8, "D": 6, "C": 5, "U": 18, "R": 0}
+    assert [s for s, v in totals.items() if 0 < v < 10] == ["H", "D", "C"]  # three single digits
+    assert suits(game.winning_suits) == "U" and game.winners == [1, 3]
+    v = views(env, 0)
+    assert v["suit_totals"][SUITS.index("U")] * 48 == pytest.approx(18)
+    assert np.flatnonzero(v["winning_suits"]).tolist() == [SUITS.index("U")]
+    assert np.flatnonzero(v["scoring_winners"]).tolist() == [1, 3]
+    assert RULEBOOK_TRICK.count("6U") == 1  # A8: only one 6 of cups was played
+    run(env, [
+        (0, "keep 8S", {"phase": "keep_kill", "to_move": 1}),
+        (1, "keep 8H"),
+        (2, "kill 7U"),
+        (3, "kill 5C", {"to_move": 0}),
+        (0, "keep 5U", "illegal"),  # pass 2: Anne kept, so she must kill
+        (0, "kill 5U", {"legal": ["kill 6D", "kill 6S", "kill 6U"]}),
+        (1, "kill 6S"),
+        (2, "keep 6D", {"scores": [0, 2, 0, 2], "start_player": 1, "trick_number": 2,
+                        "to_move": 1, "phase": "play", "hand_sizes": [11] * 4}),
+    ])
+    assert zone_types(game.discard) == []
+    assert "8S" in hand(env, 0) and "8H" in hand(env, 1) and "6D" in hand(env, 2)
+    assert "6U" in hand(env, 3)  # Derek's forced keep
+    assert sorted(zone_types(game.killed)) == sorted(parse_card(c) for c in ["7U", "5C", "5U", "6S"])
+    assert [p.bit_count() for p in game.point_cards] == [0, 2, 0, 2]
+    assert sorted(zone_types(game.point_cards[1]) + zone_types(game.point_cards[3])) == sorted(
+        parse_card(c) for c in ["7U", "5C", "5U", "6S"])
+    # v1: the example trick stays in every observation of trick 2 as the last completed trick
+    for seat in range(4):
+        v = views(env, seat)
+        rel = [(s - seat) % 4 for s in range(4)]
+        for i, c in enumerate(RULEBOOK_TRICK):
+            assert v["last_trick_plays"][rel[i % 4]][i // 4][parse_card(c)] == 1
+        assert v["last_trick_plays"].sum() == 8
+        for s, kept, killed in [(0, "8S", "5U"), (1, "8H", "6S"), (2, "6D", "7U"), (3, "6U", "5C")]:
+            assert v["last_trick_picks"][rel[s]][0][parse_card(kept)] == 1
+            assert v["last_trick_picks"][rel[s]][1][parse_card(killed)] == 1
+        assert np.flatnonzero(v["last_trick_winning_suits"]).tolist() == [SUITS.index("U")]
+        assert v["last_trick_scoring_winners"].tolist() == [float(rel.index(r) in (1, 3))
+                                                            for r in range(4)]
+        assert v["last_trick_points"].tolist() == [0.5 if rel.index(r) in (1, 3) else 0.0
+                                                   for r in range(4)]
+        assert v["start_player"][rel[1]] == 1 and v["to_move"][rel[1]] == 1

@@ -7,14 +7,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-from cahoots_envs import cahoots_tricks_v0
+from cahoots_envs import cahoots_tricks_v1
 from cahoots_envs.games.cahoots_tricks.bot import HeuristicPolicy
 
 
 def play(games: int, seed: int, **options: Any) -> tuple[float, float]:
     """Win share and mean share of the points of one heuristic seat (rotated) against random
     seats."""
-    env = cahoots_tricks_v0.env(**options)
+    env = cahoots_tricks_v1.env(**options)
     n = len(env.possible_agents)
     bot = HeuristicPolicy(env.unwrapped.options, seed=seed)
     rng = np.random.default_rng(seed)
@@ -51,7 +51,7 @@ def play(games: int, seed: int, **options: Any) -> tuple[float, float]:
 )
 def test_heuristic_only_picks_legal_actions(options: dict) -> None:
     """Every seat a heuristic bot, on random deals of every variant."""
-    env = cahoots_tricks_v0.env(**options)
+    env = cahoots_tricks_v1.env(**options)
     bots = [HeuristicPolicy(env.unwrapped.options, seed=s) for s in range(len(env.possible_agents))]
     for g in range(8):
         env.reset(seed=g)
@@ -84,7 +84,7 @@ def test_heuristic_beats_random_face_value() -> None:
 
 
 def test_heuristic_is_deterministic_and_reads_only_the_observation() -> None:
-    env = cahoots_tricks_v0.env(scoring="face_value")
+    env = cahoots_tricks_v1.env(scoring="face_value")
     env.reset(seed=3)
     a = HeuristicPolicy(env.unwrapped.options, seed=0)
     b = HeuristicPolicy(env.unwrapped.options, seed=0)

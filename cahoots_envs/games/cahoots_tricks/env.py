@@ -1,8 +1,8 @@
-r"""# Cahoots (competitive trick-taking, Mayday Games) — `cahoots_envs/cahoots_tricks-v0`
+r"""# Cahoots (competitive trick-taking, Mayday Games) — `cahoots_envs/cahoots_tricks-v1`
 
 ```python
-from cahoots_envs import cahoots_tricks_v0
-env = cahoots_tricks_v0.env(num_players=4)   # or cahoots_envs.make("cahoots_tricks-v0")
+from cahoots_envs import cahoots_tricks_v1
+env = cahoots_tricks_v1.env(num_players=4)   # or cahoots_envs.make("cahoots_tricks-v1")
 ```
 
 <!-- spaces -->
@@ -10,7 +10,7 @@ env = cahoots_tricks_v0.env(num_players=4)   # or cahoots_envs.make("cahoots_tri
 |---|---|
 | players | 4 (default) or 3 |
 | actions | `Discrete(120)` at every player count |
-| observation | `Box(1002,)` float32 with 4 players (811 with 3 players), and an `action_mask` (int8, one per action) |
+| observation | `Box(1736,)` float32 with 4 players (1363 with 3 players), and an `action_mask` (int8, one per action) |
 | game length | 11 tricks; at most 220 decisions with 4 players (176 with 3) |
 <!-- /spaces -->
 
@@ -85,23 +85,57 @@ blocks have one row less and later indices shift).
 | 180–299 | `known_hands` | 4×30 | 0–2 | cards each relative seat kept and has not played since: publicly known to be in its hand; rows: you, then the others clockwise |
 | 300–329 | `played` | 30 | 0–22 | times each card was played this game (kept cards can be played again) |
 | 330–449 | `kept` | 4×30 | 0–11 | times each relative seat kept each card this game |
-| 450–473 | `identities` | 4×6 | 0–1 | suits on each relative seat's identity card (S H D C U R) |
-| 474–713 | `trick_plays` | 4×2×30 | 0–1 | current trick: per relative seat, the card it played in lap 1 and in lap 2 (one-hot by card) |
-| 714–719 | `suit_totals` | 6 | 0–1 | running total of each suit in the trick / 48 |
-| 720–725 | `winning_suits` | 6 | 0–1 | suits with the highest total so far (the winning suits once the trick is played out) |
-| 726–729 | `scoring_winners` | 4 | 0–1 | relative seats with the most winning suits on their identity card: who would score if the trick ended now |
-| 730–969 | `trick_picks` | 4×2×30 | 0–1 | this trick's keep/kill picks (public): per relative seat, the card kept and the card killed |
-| 970–973 | `hand_sizes` | 4 | 0–1 | cards in hand per relative seat / 12 |
-| 974–977 | `scores` | 4 | 0–1 | score per relative seat / the game's points (44; 288 with face value) |
-| 978–988 | `trick_number` | 11 | 0–1 | the current trick, 1–11 (one-hot) |
-| 989–992 | `start_player` | 4 | 0–1 | relative seat of the start player (one-hot) |
-| 993–995 | `phase` | 3 | 0–1 | decision phase: play, keep_kill, draft (one-hot) |
-| 996–997 | `keep_kill_pass` | 2 | 0–1 | keep/kill pass 1 or 2 (one-hot, during keep/kill) |
-| 998–1001 | `to_move` | 4 | 0–1 | relative seat to move (one-hot; all zero when the game is over) |
+| 450–569 | `played_by` | 4×30 | 0–22 | times each relative seat played each card this game (0–22: 2 plays a trick, 11 tricks) |
+| 570–689 | `killed_by` | 4×30 | 0–2 | cards each relative seat killed this game (a killed card leaves play, so 0–2 copies) |
+| 690–713 | `identities` | 4×6 | 0–1 | suits on each relative seat's identity card (S H D C U R) |
+| 714–953 | `trick_plays` | 4×2×30 | 0–1 | current trick: per relative seat, the card it played in lap 1 and in lap 2 (one-hot by card) |
+| 954–959 | `suit_totals` | 6 | 0–1 | running total of each suit in the trick / 48 |
+| 960–965 | `winning_suits` | 6 | 0–1 | suits with the highest total so far (the winning suits once the trick is played out) |
+| 966–969 | `scoring_winners` | 4 | 0–1 | relative seats with the most winning suits on their identity card: who would score if the trick ended now |
+| 970–1209 | `trick_picks` | 4×2×30 | 0–1 | this trick's keep/kill picks (public): per relative seat, the card kept and the card killed |
+| 1210–1449 | `last_trick_plays` | 4×2×30 | 0–1 | last completed trick: per relative seat, the card it played in lap 1 and in lap 2 (one-hot by card; all zero before the first trick ends) |
+| 1450–1689 | `last_trick_picks` | 4×2×30 | 0–1 | last completed trick's keep/kill picks: per relative seat, the card kept and the card killed (one-hot) |
+| 1690–1695 | `last_trick_winning_suits` | 6 | 0–1 | the last completed trick's winning suits (S H D C U R) |
+| 1696–1699 | `last_trick_scoring_winners` | 4 | 0–1 | relative seats that scored the last completed trick |
+| 1700–1703 | `last_trick_points` | 4 | 0–1 | points each relative seat got from the last completed trick / the most a trick can give (4; 32 with face value) |
+| 1704–1707 | `hand_sizes` | 4 | 0–1 | cards in hand per relative seat / 12 |
+| 1708–1711 | `scores` | 4 | 0–1 | score per relative seat / the game's points (44; 288 with face value) |
+| 1712–1722 | `trick_number` | 11 | 0–1 | the current trick, 1–11 (one-hot) |
+| 1723–1726 | `start_player` | 4 | 0–1 | relative seat of the start player (one-hot) |
+| 1727–1729 | `phase` | 3 | 0–1 | decision phase: play, keep_kill, draft (one-hot; all zero when the game is over) |
+| 1730–1731 | `keep_kill_pass` | 2 | 0–1 | keep/kill pass 1 or 2 (one-hot, during keep/kill) |
+| 1732–1735 | `to_move` | 4 | 0–1 | relative seat to move (one-hot; all zero when the game is over) |
 <!-- /observation-table -->
 
 Hidden from you: the cards of the other hands except those they were seen to keep (and have
 not played since), and the order of the reserve. `unseen` counts the cards you cannot place.
+
+**What the observation holds, and why summary features.** Everything public that bears on play
+is in every observation, so a memoryless policy loses nothing (A6: all plays, keeps, kills and
+scores are public; there is no suit to follow, so there are no voids to infer):
+
+- *Persistent facts* are kept as **per-seat summary counts over the whole game**, not as a
+  window of past tricks: a card's owner, lap or trick no longer matters once the trick is over,
+  only what each seat has spent and taken. `played_by` (times each relative seat played each
+  card, 0–22), `killed_by` (cards each seat killed, 0–2; they are point cards now), `kept`
+  (0–11) and `known_hands` (kept and not played since, 0–2) give every seat's history; `played`,
+  `killed`, `reserve_drawn` and `unseen` are the totals. Counts are raw (not scaled); the
+  declared `high` of each segment is its true maximum.
+- *Transient facts*: the trick in progress (`trick_plays` by seat and lap, `trick_picks`, running
+  `suit_totals`, `winning_suits`, `scoring_winners`) and the **last completed trick** in full
+  (`last_trick_plays`, `last_trick_picks`, `last_trick_winning_suits`,
+  `last_trick_scoring_winners`, and `last_trick_points` = points each seat got from it / the most
+  one trick can give a seat, 4, or 32 with face value; all zero before trick 1 ends). Its start
+  player, and so the order of its picks, is the seat before `start_player` (once the game is
+  over, `start_player` itself). With 3 players its reserve point card is not named on its
+  own: `reserve_drawn` holds every drawn reserve card (so what the reserve still holds), and
+  its points are in `last_trick_points` and `scores`.
+- *Who acts*: `start_player` leads the card play and the keep/kill passes of the current trick;
+  `to_move` is the seat to act in every phase (in the draft: the winner taking a card; the snake
+  order follows from `scoring_winners` and `start_player`). `phase`, `keep_kill_pass` and
+  `to_move` are all zero once the game is over.
+- Which winner received which point card is not encoded: it never bears on play (the scores
+  hold its whole effect).
 
 ## Actions
 
@@ -134,6 +168,15 @@ drawn from the env's RNG.
 ## Version history
 
 - v0 (cahoots-envs 0.1.0): first release.
+- v1: the observation holds every public fact (rules unchanged). New segments: `played_by` and
+  `killed_by` (n × 30 each: each seat's plays and kills this game), `last_trick_plays` and
+  `last_trick_picks` (n × 2 × 30 each), `last_trick_winning_suits` (6),
+  `last_trick_scoring_winners` (n) and `last_trick_points` (n); `phase` is now all zero once
+  the game is over. Size 1002 → 1736 with 4 players, 811 → 1363 with 3.
+  **Migration from v0**: every v0 segment keeps its name, shape and meaning, but the segments
+  after `kept` have moved, so read them by name (`layout.views`), never by index. Policies
+  trained on v0 must be retrained (the layout fingerprint differs and a v0 policy is refused).
+  v0 game logs still replay, since the rules are those of v0.
 """
 
 from __future__ import annotations

@@ -12,7 +12,8 @@ zone are therefore ``zone & EVEN_BITS``, and card accounting counts the set bits
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -115,8 +116,29 @@ def snake_order(winners: list[int]) -> list[int]:
     return [lap[i % len(lap)] for i in range(POINTS_PER_TRICK)]
 
 
+@dataclass(frozen=True, eq=False)
+class CompletedTrick:
+    """A trick once it is over; all of it is public. Never changed once made, and equal only to
+    itself, so that the encoder can cache by identity what it derives from it."""
+
+    plays: tuple[tuple[int, int], ...]  # (seat, type) in play order: lap 1, then lap 2
+    kept: tuple[int, ...]  # per seat, the card it kept
+    killed: tuple[int, ...]  # per seat, the card it killed
+    winning_suits: int  # suit mask
+    winners: tuple[int, ...]  # the scoring winners, clockwise from the start player
+    points: tuple[int, ...]  # per seat, the points it got from the trick, in thirds
+
+
 class CahootsTricks(Game):
     NAME = "cahoots_tricks"
+    VERSION = 1
+    VERSION_NOTES: ClassVar[dict[int, str]] = {
+        1: "v1: the observation holds every public fact: the cards each seat played and killed "
+        "this game, the last completed trick (each seat's plays by lap, keep and kill picks, the "
+        "winning suits, the scoring winners and the points each seat got), and no phase once "
+        "the game is over"
+    }
+    REPLAYS_FROM = 0  # the rules are those of v0
     TITLE = "Cahoots (competitive trick-taking, Mayday Games)"
     PLAYER_COUNTS = (3, 4)
     DEFAULT_PLAYERS = 4
@@ -146,9 +168,9 @@ class CahootsTricks(Game):
     )
     DEAL_KEYS = ("start_player", "identities", "hands", "reserve")
     CLONED_LISTS = (
-        "scores", "points_thirds", "point_cards", "known", "kept_tally", "hands", "reserve",
+        "scores", "points_thirds", "point_cards", "known", "hands", "reserve",
         "identities", "identity_suits", "trick", "suit_totals", "kept_now", "killed_now",
-        "kill_order", "winners", "draft_order",
+        "kill_order", "winners", "draft_order", "thirds_before",
     )
     TEST_VARIANTS = (
         {"scoring": "face_value"},
@@ -217,9 +239,12 @@ class CahootsTricks(Game):
         self.points_thirds = [0] * n  # exact scores, in thirds of a point (three_way_split='even')
         self.point_cards = [0] * n
         self.known = [0] * n  # cards each hand is publicly known to hold (kept, not played since)
-        # times each card was kept by each seat / played, one byte per type (for the encoder)
-        self.kept_tally = [0] * n
-        self.played_tally = 0
+        # public tallies of this game, one byte per card type, in rows of 30 bytes (the
+        # encoder copies them as they are): row 0 counts the plays of every card; then per
+        # seat s, row 1 + s its keeps, row 1 + n + s its plays, row 1 + 2n + s its kills
+        self.tallies = 0
+        self.last_trick: CompletedTrick | None = None  # the last completed trick (public)
+        self.thirds_before = [0] * n  # points_thirds when the current trick began
         self.killed = 0  # every card killed this game (they are point cards now)
         self.reserve_drawn = 0  # reserve cards added to point cards (revealed)
         self.discard = 0  # the kept cards of the last trick (§2.4)
@@ -434,7 +459,8 @@ class CahootsTricks(Game):
             self.known[seat] = remove_card(self.known[seat], t)
         self.trick.append((seat, t))
         self.suit_totals[TYPE_SUIT[t]] += TYPE_VALUE[t]
-        self.played_tally += 1 << (8 * t)
+        one = 1 << (8 * t)
+        self.tallies += one + (one << (8 * NUM_TYPES * (1 + self.num_players + seat)))
         self.trick_pool = add_card(self.trick_pool, t)
 
     def resolve(self) -> None:
@@ -452,6 +478,7 @@ class CahootsTricks(Game):
         else:
             self.killed_now[seat] = t
             self.kill_order.append(t)
+            self.tallies += 1 << (8 * (NUM_TYPES * (1 + 2 * self.num_players + seat) + t))
 
     def score_trick(self) -> None:
         """Kept cards go to their owners' hands; the killed cards (and with 3 players the top
@@ -461,7 +488,7 @@ class CahootsTricks(Game):
         last_trick = any(self.hands[s] == 0 for s in range(n))
         for seat in range(n):
             t = self.kept_now[seat]
-            self.kept_tally[seat] += 1 << (8 * t)
+            self.tallies += 1 << (8 * (NUM_TYPES * (1 + seat) + t))
             if last_trick:
                 self.discard = add_card(self.discard, t)  # §2.4: the last kept cards are discarded
             else:
@@ -522,6 +549,12 @@ class CahootsTricks(Game):
     def _end_trick(self) -> None:
         """§2.3 Next trick: if every hand holds 2 or more cards the start marker moves left."""
         n = self.num_players
+        self.last_trick = CompletedTrick(
+            tuple(self.trick), tuple(self.kept_now), tuple(self.killed_now), self.winning_suits,
+            tuple(self.winners),
+            tuple(a - b for a, b in zip(self.points_thirds, self.thirds_before)),
+        )
+        self.thirds_before = list(self.points_thirds)
         if any(self.hands[s].bit_count() < 2 for s in range(n)):
             self.is_over = True
             self.current_player = -1
