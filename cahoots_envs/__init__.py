@@ -29,7 +29,7 @@ from cahoots_envs.registry import (
     unregister_game,
 )
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "EnvNotResetError",

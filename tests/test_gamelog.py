@@ -305,7 +305,7 @@ TAMPERINGS = [
     ("NaN score", _set_nan_score, r"not JSON \(NaN is not a number"),
     ("header seed a string", lambda r: r[0].update(seed="5"), r"log:1: header: 'seed' must be"),
     ("header options a list", lambda r: r[0].update(options=[]), r"header: 'options' must be a JSON"),
-    ("header env_version", lambda r: r[0].update(env_version=1), r"'env_version' is 1"),
+    ("header env_version", lambda r: r[0].update(env_version=7), r"'env_version' is 7"),
     ("deal event hand", lambda r: _first(r, "deal").update(hand=2), r"deal .*'hand' must be 1"),
     ("deal event twice", lambda r: r.insert(r.index(_first(r, "deal")), _first(r, "deal")),
      r"deal .*'hand' must be 2"),
