@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 import warnings
+from collections.abc import Callable
 from importlib.metadata import entry_points
 from typing import Any
 
@@ -144,6 +145,28 @@ def retired_message(spec: GameSpec, version: int) -> str:
         message += f"; policies trained on v{version} must be retrained, its game logs still replay"
     return message
 
+
+
+def retired_module(module_name: str) -> tuple[Callable[..., Any], Callable[..., Any],
+                                               Callable[[str], Any]]:
+    """``env``, ``raw_env`` and a module ``__getattr__`` for ``cahoots_envs.<game>_v<old>``, the
+    module of a retired version: each raises saying which version to use and what changed."""
+    env_id = module_name.rpartition(".")[2]
+
+    def retired() -> RetiredEnvError:
+        try:
+            game_spec(env_id)
+        except RetiredEnvError as exc:
+            return exc
+        raise AssertionError(f"{env_id} is expected to be retired")  # pragma: no cover
+
+    def factory(**options: Any) -> Any:
+        raise retired()
+
+    def attribute(name: str) -> Any:
+        raise AttributeError(f"module {module_name!r} has no attribute {name!r}: {retired()}")
+
+    return factory, factory, attribute
 
 SPEC_LOOKUP[:] = [game_spec]
 
