@@ -54,6 +54,9 @@ class Game(abc.ABC):
     # every hand's deal so far in the scripted-deal format (CONTRACT §5), recorded by the engine
     # as it deals: ``deals[-1]`` is the current hand's; a whole-game deal is this list
     deals: list[dict[str, Any]]
+    # every action applied since the first deal, in order, all hands (replaying ``deals`` and
+    # ``history`` through a fresh game gives this game again; see ``core/search.py``)
+    history: list[int]
 
     # ---- declared per options -------------------------------------------------------------
     @classmethod
@@ -155,9 +158,12 @@ class Game(abc.ABC):
         """A table in the notation (spectator view)."""
         return self.text().render(self)  # type: ignore[no-any-return]
 
-    def clone(self) -> Self:
+    def clone(self, rng: np.random.Generator | None = None) -> Self:
         """An independent copy: fields named in ``CLONED_LISTS`` / ``CLONED_NESTED_LISTS`` are
-        copied, the generator too; all other fields must be immutable (ints, strs, tuples)."""
+        copied, the generator too; all other fields must be immutable (ints, strs, tuples).
+
+        ``rng`` gives the copy that generator instead of a copy of this game's (cheaper, and what
+        search wants: a rollout's chance events come from its own seeded stream)."""
         twin = object.__new__(type(self))
         twin.__dict__.update(self.__dict__)
         for name in self.CLONED_LISTS:
@@ -165,7 +171,9 @@ class Game(abc.ABC):
         for name in self.CLONED_NESTED_LISTS:
             setattr(twin, name, [list(inner) for inner in getattr(self, name)])
         twin.deals = list(self.deals)  # the deal records themselves are never changed
-        twin.rng = copy_generator(self.rng)  # type: ignore[attr-defined]
+        if "history" in self.__dict__:  # games written before search kept none
+            twin.history = list(self.history)
+        twin.rng = copy_generator(self.rng) if rng is None else rng  # type: ignore[attr-defined]
         return twin
 
     @abc.abstractmethod

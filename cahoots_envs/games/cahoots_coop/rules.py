@@ -214,6 +214,7 @@ class CahootsCoop(Game):
         start_player = int(rng.integers(n)) if start is None else start
         self.current_player = start_player
         self.start_player = start_player
+        self.history: list[int] = []
         self.deals: list[dict[str, Any]] = [
             self.deal_record(start_player, self.hands, piles, draw_pile, dealt_goals)
         ]
@@ -350,6 +351,7 @@ class CahootsCoop(Game):
 
     # ---- transitions --------------------------------------------------------------------------
     def apply(self, action: int) -> None:
+        self.history.append(action)
         seat = self.current_player
         kind, pile = divmod(action, PILES)
         hand = self.hands[seat]

@@ -228,6 +228,7 @@ class CahootsTricks(Game):
             reserve = [RESERVE_TYPES[i] for i in rng.permutation(len(RESERVE_TYPES))]
         if start is None:
             start = int(rng.integers(n))  # A4: a random dealer holds the start marker
+        self.history: list[int] = []
         self.deals: list[dict[str, Any]] = [self.deal_record(start, identities, hands, reserve)]
         self.identities = identities
         self.identity_suits = [IDENTITY_MASKS[i] for i in identities]
@@ -422,6 +423,7 @@ class CahootsTricks(Game):
 
     # ---- transitions --------------------------------------------------------------------------
     def apply(self, action: int) -> None:
+        self.history.append(action)
         self._apply_one(action)
         # a decision with a single legal action is made for the player: it has no choice in it
         while not self.is_over:

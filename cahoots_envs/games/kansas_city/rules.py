@@ -174,6 +174,7 @@ class KansasCity(Game):
         self.scores = [0.0] * n
         self.hand_scores: list[list[int]] = []
         self.is_over = False
+        self.history: list[int] = []
         self.deals: list[dict[str, Any]] = []
         dealt = self._scripted[0] if self._scripted else None
         dealer = dealt[0] if dealt and dealt[0] is not None else int(rng.integers(n))
@@ -328,6 +329,7 @@ class KansasCity(Game):
 
     # ---- transitions --------------------------------------------------------------------------
     def apply(self, action: int) -> None:
+        self.history.append(action)
         seat = self.current_player
         if self._phase == PHASE_PLAY:
             trick = self.trick

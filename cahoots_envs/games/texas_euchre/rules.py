@@ -291,6 +291,7 @@ class TexasEuchre(Game):
         self.last_trick_winner = -1
         self.round_number = 0
         self.is_over = False
+        self.history: list[int] = []
         self.deals: list[dict[str, Any]] = []
         dealer = parsed[0] if parsed[0] is not None else int(rng.integers(n))
         self._start_round(dealer, parsed[1], parsed[2])
@@ -440,6 +441,7 @@ class TexasEuchre(Game):
 
     # ---- transitions --------------------------------------------------------------------------
     def apply(self, action: int) -> None:
+        self.history.append(action)
         if action >= self.play_base:
             self.play(action - self.play_base)
         elif action == self.throw_action:

@@ -1,0 +1,50 @@
+"""What a game provides for decision-time search (its spec's optional ``world_sampler``).
+
+A game's ``games/<game>/search.py`` module is its world sampler. It offers:
+
+- ``knowledge(game, seat) -> tuple``: everything ``seat`` knows now, in a canonical, hashable form
+  (its own cards, the public history, the counts and constraints of what it cannot see). Two
+  games that differ only in cards ``seat`` cannot see give equal knowledge: in particular
+  ``knowledge(game, s) == knowledge(game.resample_hidden(s, rng), s)``.
+- ``sample_world(game, seat, rng) -> World``: a world consistent with everything ``seat`` knows,
+  drawn with ``rng``. The result depends on ``knowledge(game, seat)`` and ``rng`` alone: the true
+  hidden cards may be read only to be overwritten (tested by sampling from a re-dealt copy with
+  the same seed). The world's game has a fresh generator drawn from ``rng``, so it never holds the
+  true game's future chance events (later deals, random splits).
+- ``FastBot(options, seed=None)``: the game's rule-based bot reading the game state instead of an
+  observation (for rollouts); ``act_state(game)`` picks the move of ``game.current_player``
+  from what that seat may know, always one of the observation-based bot's best choices
+  (``bot.best_actions(observation, action_mask)``), ties broken by its ``rng``.
+- ``value(game, seat) -> float``: the seat's expected payoff (the scale of ``outcome()``) from a
+  state at a hand boundary; ``outcome()[seat]`` once the game is over. Search rolls out to the
+  end of the current hand and scores it with ``value``.
+- ``worth_searching(game, seat) -> bool``: whether a decision of ``seat`` is searched at all
+  (reads only what ``seat`` may know); the blueprint plays the others.
+- ``DEFAULTS``: the game's search settings (knobs of ``cahoots_envs.search.SearchPolicy``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from cahoots_envs.core.game import Game
+
+
+@dataclass
+class World:
+    """One sampled world: a game now, and the history that leads to it.
+
+    ``deals`` (a whole-game scripted deal, one dict per hand so far) and ``actions`` (every action
+    since the first deal, the other seats' hidden choices filled in) replayed through a fresh
+    game are legal at every step, give the sampling seat exactly the observations it had, and end
+    in ``game``'s state. ``rng_state`` is the bit-generator state a replay starts from where
+    chance acts after the deal (``None``: any)."""
+
+    game: Game
+    deals: list[dict[str, Any]]
+    actions: list[int]
+    rng_state: dict[str, Any] | None = field(default=None)
+
+
+SAMPLER_MEMBERS = ("knowledge", "sample_world", "FastBot", "value", "worth_searching", "DEFAULTS")
