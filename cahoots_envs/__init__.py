@@ -12,6 +12,7 @@ from cahoots_envs.errors import (
     EnvNotResetError,
     IllegalActionError,
     IncompatiblePolicyError,
+    InfosetRequiredError,
     NotAvailableError,
     RetiredEnvError,
 )
@@ -36,6 +37,7 @@ __all__ = [
     "GameSpec",
     "IllegalActionError",
     "IncompatiblePolicyError",
+    "InfosetRequiredError",
     "NotAvailableError",
     "RetiredEnvError",
     "__version__",

@@ -29,3 +29,9 @@ class IncompatiblePolicyError(ValueError):
 class NotAvailableError(NotImplementedError):
     """An optional part of a game (a world sampler, a global-state layout, a batched engine) was
     asked for where the game does not provide it: "<part> is not available for <game>"."""
+
+
+class InfosetRequiredError(TypeError):
+    """A policy that decides from an information set (a search bot, ``needs_infoset = True``) was
+    asked to act from an observation alone. Call ``act_infoset(cahoots_envs.search.infoset(env))``
+    or let a harness do it: ``cahoots eval``/``play``, ``run_tournament``, ``SeatEnv`` pools."""

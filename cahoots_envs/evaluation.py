@@ -204,7 +204,14 @@ def play_game(
     while not game.is_over:
         seat = game.current_player
         obs = env.observe(env.possible_agents[seat])
-        action = int(policies[seat].act(obs["observation"], obs["action_mask"]))
+        policy = policies[seat]
+        if getattr(policy, "needs_infoset", False):  # a search bot: its seat's information set
+            from cahoots_envs.search import Infoset
+
+            action = int(policy.act_infoset(Infoset(game, seat, env.spec, env.options,
+                                                    obs["observation"], obs["action_mask"])))
+        else:
+            action = int(policy.act(obs["observation"], obs["action_mask"]))
         if recorder is not None:
             recorder.step(action)
         else:

@@ -156,6 +156,10 @@ def cmd_list(args: argparse.Namespace) -> int:
         if p["description"]:
             for part in textwrap.wrap(p["description"], 52):
                 print(f"  {'':<24} {part}")
+    print()
+    print("Search bots (use with play/eval; 'search' is search:heuristic):")
+    print("  search:<spec>            rollouts over any bot or zoo policy, e.g. search:zoo:kansas_city")
+    print("  search@<knob>=<v>,...:<spec>  with settings, e.g. search@worlds=16,gate=2.5:heuristic")
     return 0
 
 
@@ -194,10 +198,9 @@ def _strength(evaluation: Any) -> str:
 def cmd_play(args: argparse.Namespace) -> int:
     import cahoots_envs
     from cahoots_envs.cli.play import play
-    from cahoots_envs.policies.loading import builtin_specs
 
     options = parse_options(args.option, args.players)
-    opponents = args.opponents or [builtin_specs(args.env)[-1]]
+    opponents = args.opponents or ["heuristic"]
     try:
         return play(args.env, args.seat, opponents, args.seed, options, log_path=args.log)
     except KeyboardInterrupt:

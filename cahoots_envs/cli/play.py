@@ -129,6 +129,14 @@ class Terminal:
                                            break_long_words=False, break_on_hyphens=False))
         print("\n".join(lines), file=self.stdout, flush=True)
 
+    def thinking(self, text: str | None) -> None:
+        """Show ``text`` on the current line of a terminal while a bot thinks (``None`` clears
+        it). Nothing is written to a pipe or a file, so transcripts stay clean."""
+        if not (hasattr(self.stdout, "isatty") and self.stdout.isatty()):
+            return
+        self.stdout.write(f"\r{text}" if text else "\r" + " " * WIDTH + "\r")
+        self.stdout.flush()
+
     def ask(self, prompt: str) -> str | None:
         """One typed line (None at the end of input). A line longer than ``MAX_INPUT_LINE``
         characters is read no further than that, skipped to its end and asked again."""
@@ -236,7 +244,16 @@ def _play_game(env: Any, recorder: GameRecorder, term: Terminal, seat: int,
         if actor != seat:
             agent = f"player_{actor}"
             obs = env.observe(agent)
-            action = int(policies[actor].act(obs["observation"], obs["action_mask"]))
+            policy = policies[actor]
+            if getattr(policy, "needs_infoset", False):  # a search bot: it may take a moment
+                from cahoots_envs.search import Infoset
+
+                term.thinking(f"player_{actor} is thinking…")
+                action = int(policy.act_infoset(Infoset(game, actor, env.spec, env.options,
+                                                        obs["observation"], obs["action_mask"])))
+                term.thinking(None)
+            else:
+                action = int(policy.act(obs["observation"], obs["action_mask"]))
             text = public_action(game, action, seat)
             before = game.clone()
             recorder.step(action)

@@ -83,6 +83,11 @@ class CardGameEnv(AECEnv):
         self._illegal_agent: str | None = None  # set when the protected env ended the game
 
     # ---- spaces -------------------------------------------------------------------------
+    @property
+    def spec(self) -> GameSpec:
+        """The game's ``GameSpec`` (the same object as ``game_spec``)."""
+        return self.game_spec
+
     def observation_space(self, agent: str) -> spaces.Space:
         return self._observation_space
 

@@ -1,8 +1,10 @@
 """``load_policy(spec, env_id, options, seed)`` and ``list_policies()``.
 
 A spec is ``"random"``, ``"heuristic"``, ``"zoo:<name>"`` (a policy shipped in
-``cahoots_envs/policies/zoo/``; ``zoo:<game>`` is that game's best one) or a path to a saved
-policy (``.safetensors``, its ``.json``, or a run folder holding ``policy.safetensors``).
+``cahoots_envs/policies/zoo/``; ``zoo:<game>`` is that game's best one), a path to a saved
+policy (``.safetensors``, its ``.json``, or a run folder holding ``policy.safetensors``), or a
+search bot over any of those: ``"search"`` (over the heuristic), ``"search:<spec>"``,
+``"search@<knob>=<value>,...:<spec>"`` (see ``cahoots_envs.search``).
 """
 
 from __future__ import annotations
@@ -61,6 +63,10 @@ def load_policy(
     from cahoots_envs.policies.saved import load_saved_policy, read_metadata
 
     spec = str(spec)
+    if spec == "search" or spec.startswith(("search:", "search@")):
+        from cahoots_envs.search import load_search_policy
+
+        return load_search_policy(spec, env_id, options, seed)
     if spec == "random":
         return RandomPolicy(seed)
     if spec == "heuristic":
@@ -70,7 +76,8 @@ def load_policy(
     path = zoo_path(spec[4:]) if spec.startswith("zoo:") else Path(spec)
     if not path.exists():
         raise ValueError(
-            f"policy spec {spec!r} is not 'random', 'heuristic', 'zoo:<name>' or an existing path"
+            f"policy spec {spec!r} is not 'random', 'heuristic', 'zoo:<name>', "
+            "'search[:<spec>]' or an existing path"
         )
     if env_id is None:
         if path.suffix == ".zip":
@@ -101,5 +108,9 @@ def list_policies() -> list[dict[str, Any]]:
 
 
 def builtin_specs(env_id: str) -> list[str]:
-    """The built-in specs available for ``env_id`` (every game has a rule-based bot)."""
-    return list(BUILTINS)
+    """The built-in specs available for ``env_id`` (every game has a rule-based bot; games with
+    a world sampler have a search bot over it, ``search``)."""
+    specs = list(BUILTINS)
+    if env_info(env_id).spec.has("world_sampler"):
+        specs.append("search")
+    return specs

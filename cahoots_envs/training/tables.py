@@ -90,7 +90,16 @@ def advance(tables: Sequence[Table], info: EnvInfo) -> None:
                 g = t.game
                 g.encode(g.current_player, obs[i])
                 masks[i, g.legal_actions()] = 1
-            actions = policy.act_batch(obs, masks)
+            if getattr(policy, "needs_infoset", False):  # a search bot decides table by table
+                from cahoots_envs.search import Infoset
+
+                actions = np.array([
+                    policy.act_infoset(Infoset(  # type: ignore[attr-defined]
+                        t.game, t.game.current_player, info.spec,
+                        info.options, obs[i], masks[i]))
+                    for i, t in enumerate(group)])
+            else:
+                actions = policy.act_batch(obs, masks)
             for i, t in enumerate(group):
                 a = int(actions[i])
                 if not 0 <= a < n_actions or not masks[i, a]:

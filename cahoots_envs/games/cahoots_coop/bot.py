@@ -77,9 +77,15 @@ class HeuristicPolicy(BasePolicy):
 
     # ---- choosing --------------------------------------------------------------------------
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        best = self.best_actions(observation, action_mask)
+        return best[int(self.rng.integers(len(best)))] if len(best) > 1 else best[0]
+
+    def best_actions(self, observation: np.ndarray, action_mask: np.ndarray) -> list[int]:
+        """The moves ``act`` breaks its tie among (ascending action ids): the only legal move,
+        the first play that wins at once, or every play of the best score."""
         legal = np.flatnonzero(action_mask).tolist()
         if len(legal) == 1:
-            return int(legal[0])
+            return [int(legal[0])]
         s = self._read(observation)
         n = self.num_players
         hand, tops, table, visible = s["hand"], s["tops"], s["table"], s["visible"]
@@ -94,7 +100,7 @@ class HeuristicPolicy(BasePolicy):
             done = table[code] & visible
             score = COMPLETE_NOW * done.bit_count()
             if done and done == visible and s["goals_left"] <= done.bit_count():
-                return int(action)  # the last goals: the game is won
+                return [int(action)]  # the last goals: the game is won
             remaining = visible & ~done
             my_hand = list(hand)
             my_hand[kind] -= 1
@@ -120,7 +126,7 @@ class HeuristicPolicy(BasePolicy):
                 best_score, best = score, [action]
             elif score > best_score - 1e-9:
                 best.append(action)
-        return int(best[int(self.rng.integers(len(best)))]) if len(best) > 1 else int(best[0])
+        return [int(a) for a in best]
 
     @staticmethod
     def _reach(tops: list[int], code: int, goals: int, weight: list[float], table: list[int]) -> float:

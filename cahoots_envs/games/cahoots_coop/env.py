@@ -267,6 +267,30 @@ Goals in play: 15 / 18 / 21 / 24 with 1–3 players, 12 / 15 / 18 / 21 with 4. R
 never won a game in these runs. The solo game (1 player, unofficial) is much harder for the bot:
 it completes over three times as many goals as random play but rarely all of them.
 
+## Search
+
+The search bot (`search`, e.g. `cahoots play cahoots_coop --opponents search`; see
+docs/search.md) plays the team bot, and in the endgame (a draw pile of at most 6 cards, a public
+count) tries every legal play in worlds drawn from what the seat knows, rolls each out with the team bot to
+the end of the game and leaves the bot's play only when the paired gain in wins is clear (two
+standard errors). The world sampler (`cahoots_envs/games/cahoots_coop/search.py`) conditions on
+the seat's own hand and every card it drew, every hand and draw with `open_hands`, the piles, the
+whole play history, the goals seen (in the order they came up), and the sizes of the hands, the
+draw pile, the goal deck and the cards out of the game. It deals the unseen cards uniformly to
+the hidden hands, the draw pile (in a random order) and the cards out of the game, with the seat
+to move holding a legal card; rebuilds each hidden hand's history backwards (the card a play drew
+is a random card of the hand after it), which is consistent with every play; and draws the goal
+deck from the goals not yet seen. The teammates' plays are not used as evidence about their
+hands. The rollouts use `FastBot`, the team bot computed from the game state (about 8 times
+faster, the same choices and tie-breaks); `value` is the team's win (1) or loss (0): rollouts
+always reach the end of the game. With 3 players, 120 seeded games per row (the same deals for
+both teams):
+
+| difficulty | team of bots | team of search bots | ms per decision (all / searched) |
+|---|---|---|---|
+| beginner | 64.2% | 79.2% | 10 / 61 |
+| normal | 37.5% | 56.7% | 24 / 100 |
+
 ## Version history
 
 - v0 (cahoots-envs 0.1.0): first release.

@@ -63,29 +63,41 @@ class HeuristicPolicy(BasePolicy):
             return 0.0
         return 4.0 / int((m == top).sum())
 
-    def _pick(self, scores: dict[int, float]) -> int:
+    @staticmethod
+    def _best(scores: dict[int, float]) -> list[int]:
+        """The moves within 1e-9 of the best score, in ascending order (the ties ``act`` breaks)."""
         best = max(scores.values())
-        choices = [a for a, s in scores.items() if s >= best - 1e-9]
-        return int(choices[int(self.rng.integers(len(choices)))])
+        return [int(a) for a, s in scores.items() if s >= best - 1e-9]
 
     # ---- acting ---------------------------------------------------------------------------
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = np.flatnonzero(action_mask)
         if len(legal) == 1:
             return int(legal[0])
+        choices = self._best(self._scores(legal, observation))
+        return choices[int(self.rng.integers(len(choices)))]
+
+    def best_actions(self, observation: np.ndarray, action_mask: np.ndarray) -> list[int]:
+        """The moves the bot rates best (``act`` picks one of them with its generator)."""
+        legal = np.flatnonzero(action_mask)
+        if len(legal) == 1:
+            return [int(legal[0])]
+        return self._best(self._scores(legal, observation))
+
+    def _scores(self, legal: np.ndarray, observation: np.ndarray) -> dict[int, float]:
         v = self.layout.views(observation)
         identities = v["identities"]
         mine = identities[0] > 0.5
         owners = identities.sum(axis=0)
         private = mine & (owners < 1.5)
         if legal[0] >= TAKE_BASE:  # draft: the highest point card
-            return self._pick({int(a): float(TYPE_VALUE[a - TAKE_BASE]) for a in legal})
+            return {int(a): float(TYPE_VALUE[a - TAKE_BASE]) for a in legal}
         if legal[0] < KEEP_BASE:
             return self._play(legal, v, identities, mine)
         return self._keep_or_kill(legal, v, identities, mine, private)
 
     def _play(self, legal: np.ndarray, v: dict[str, np.ndarray], identities: np.ndarray,
-              mine: np.ndarray) -> int:
+              mine: np.ndarray) -> dict[int, float]:
         totals = v["suit_totals"] * 48.0
         scores = {}
         for a in legal:
@@ -98,10 +110,10 @@ class HeuristicPolicy(BasePolicy):
             margin = float(np.clip(after[mine].max() - theirs, -16, 16)) / 16.0
             cost = value / 8.0 * (1.0 if mine[s] else 0.4)
             scores[t] = share + 0.5 * margin - 0.3 * cost
-        return self._pick(scores)
+        return scores
 
     def _keep_or_kill(self, legal: np.ndarray, v: dict[str, np.ndarray], identities: np.ndarray,
-                      mine: np.ndarray, private: np.ndarray) -> int:
+                      mine: np.ndarray, private: np.ndarray) -> dict[int, float]:
         last_trick = v["trick_number"][TRICKS - 1] > 0.5
         my_share = 0.0
         if v["scoring_winners"][0] > 0.5:
@@ -119,4 +131,4 @@ class HeuristicPolicy(BasePolicy):
                 if self.face_value:
                     score += value * my_share * 1.5
             scores[a] = score
-        return self._pick(scores)
+        return scores

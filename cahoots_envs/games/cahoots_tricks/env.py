@@ -165,6 +165,30 @@ seat a list of 3 suit letters, one of the four identity cards, e.g. `["S", "H", 
 (12 cards per seat), `reserve` (3 players: the 12 removed cards, top first). Keys left out are
 drawn from the env's RNG.
 
+## Search
+
+The game has a world sampler for the search bots (`cahoots_envs.search`; module
+`games/cahoots_tricks/search.py`):
+
+- **What a world keeps**: everything the seat knows — its own hand, the identity cards, the whole
+  action history (every play, keep, kill and draft pick is public), the scores and point cards,
+  the cards each seat is known to hold from keeps, and (3 players) the reserve cards drawn so
+  far, in order. It re-deals the cards the seat cannot place (a uniform shuffle of the unseen
+  cards into the other hands, sizes kept) and shuffles what is left of the reserve (its contents
+  are public). There are no voids to respect (no suit to follow); the one inference is from
+  **forced plays**: a play from a 2-card hand (lap 2 of trick 10, lap 1 of trick 11) is made for
+  the player when the hand is a pair, and so is missing from the history. The sampler reads the
+  history to tell which of those plays were forced and keeps each seat's last unknown card
+  consistent with it (and leaves the seat to play a real choice). The world's history replays
+  to the seat's observations step for step; with `point_split="random"` the world's generator is
+  fresh, so a replay repeats the past random splits only from the true game's generator.
+- **Fast bot**: the rule-based bot computed from the game state instead of an observation (the
+  same scores to the bit, the same tie order and generator calls), about 10× faster than the
+  observation bot with its encoding.
+- **Value**: one hand is the whole game, so a rollout always reaches the end and is scored by
+  `outcome()`. Search starts at trick 8 (earlier decisions are the bot's): rollouts are short
+  there and few cards are unknown.
+
 ## Version history
 
 - v0 (cahoots-envs 0.1.0): first release.

@@ -84,6 +84,15 @@ class HeuristicPolicy(BasePolicy):
 
     # ---- decisions ---------------------------------------------------------------------------
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return self.decide(observation, action_mask)
+
+    def best_actions(self, observation: np.ndarray, action_mask: np.ndarray) -> list[int]:
+        """The moves the bot considers best: it is deterministic (ties are broken by card order,
+        never at random), so the one it plays."""
+        return [self.decide(observation, action_mask)]
+
+    def decide(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """The bot's move (``act``)."""
         legal = np.flatnonzero(action_mask)
         v = self.layout.views(observation)
         phase = int(np.argmax(v["phase"]))

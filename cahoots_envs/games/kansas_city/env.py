@@ -160,6 +160,37 @@ one per hand (`options={"deal": [hand_1, hand_2, ...]}`); a later hand's `dealer
 seat the rotation gives (or be left out). Hands after the list are dealt from the env's RNG.
 `env.unwrapped.game.deals` holds every hand's deal so far in this format.
 
+## Search
+
+The game has a world sampler for the search bots (`cahoots_envs.search`; module
+`games/kansas_city/search.py`):
+
+- **What a world keeps**: everything the seat knows, in every hand so far: its own cards (dealt,
+  passed, received, upgraded), every face-up play, every trump played (by rank), every upgrade (by
+  seat and rank), who declined and who was skipped in each upgrade step, the voids shown (K9), the
+  set-aside card and, with ranked backs, the rank profile of every hand and every pass. It re-deals
+  what the seat cannot see: the suits of the others' cards in hand and of their upgraded trumps
+  (held or played; K5), which of their cards they passed between themselves, and with
+  `card_backs='hidden'` also the ranks of their cards in hand. The unknown cards of a hand go to
+  "slots": each upgrade by another seat (its rank, and no suit the seat had shown void in before
+  it upgraded) and each card another seat holds (its rank on the back; no suit it is void in;
+  with hidden backs no rank it could have upgraded where it was skipped in an upgrade step, and
+  at least one it could upgrade where it declined). The cards the seat passed and has not seen
+  again go to its left neighbour. Slots are filled most constrained first with uniform choices,
+  restarting after a dead end (a randomized matching after many; never the true cards); then each
+  other seat's pass is drawn from what its left neighbour held after the exchange (with the
+  pass's public ranks), which fixes every deal, and the others' pass and upgrade actions are
+  written with the sampled cards. The history replays to the seat's observations step for step,
+  every hand. How the others played (beyond the rules) is not used as evidence.
+- **Fast bot**: the rule-based bot computed from the game state (its own hand, its tricks won, the
+  trick and its legal moves; the same choices and tie order), about 10 µs a decision against
+  about 150 µs for the observation bot with its encoding.
+- **Value**: rollouts stop at the end of the hand. Between hands, a seat's expected payoff is
+  P(win) − (1 − P(win)) / (N − 1) (the `outcome()` scale), where every remaining hand adds an
+  independent normal to each score, with the spread of one seat's hand points around the table
+  mean in bot play (5.4 points with 4 players, 2.8 with 5) — a lead counts more the fewer hands
+  are left. Plays and upgrades are searched; passes (165 or 364 moves) are the bot's.
+
 ## Version history
 
 - v0 (cahoots-envs 0.1.0): first release.

@@ -60,6 +60,11 @@ class HeuristicPolicy(BasePolicy):
             action = int(np.flatnonzero(action_mask)[0])
         return action
 
+    def best_actions(self, observation: np.ndarray, action_mask: np.ndarray) -> list[int]:
+        """The moves this bot considers best: it is deterministic (ties go by card order), so
+        the one move ``act`` plays."""
+        return [self.act(observation, action_mask)]
+
     def draw(self, v: dict[str, np.ndarray], hand: list[int], phase: int, mask: np.ndarray) -> int:
         ranks = [f >> 2 for f in hand]
         if mask[self.throw_action] and self.strong(ranks, v):

@@ -175,6 +175,26 @@ such deals, one per round (`options={"deal": [round_1, round_2, ...]}`); a later
 from the env's RNG (tests can also script one with `env.unwrapped.game.script_round(deal)` before
 its first decision). `env.unwrapped.game.deals` holds every round's deal so far in this format.
 
+## Search
+
+The world sampler (`cahoots_envs/games/texas_euchre/search.py`, for `cahoots_envs.search`)
+conditions on what a seat knows (A8): its own dealt hand and every card it drew, every discard
+(stakes are face up, so each turn shows its cards), the throw down, every card played, and the
+sizes of the other hands and of the pile, in every round so far. It draws uniformly among the
+consistent deals: the unseen cards are shuffled into the other hands and the pile; in the
+history, each card another seat discarded lies in a slot it held before that turn (dealt or
+drawn earlier), placed earliest deadline first, and the other seats' discard actions (hand
+positions) are recomputed. The history is built on first access (search only plays the
+world's game). It does not infer hands from how the others played (a seat that kept its low
+cards is as likely as any other). The fast bot is the heuristic read from the game state (the
+same moves). `value` between rounds: each seat's points still to come are modelled with a
+per-round mean and spread (15 ± 15, refined by the game's own rounds) over the rounds expected
+until someone reaches the target; the chance of the lowest total is a softmax of the negated
+scores (the FAQ 6 rank breaks ties) with a temperature of one spread still to come (fitted on
+heuristic games: log loss 1.04 against 1.42 for even chances), and a chance p is worth
+(n p − 1)/(n − 1). Searched: trick decisions and draw turns once the pile is shorter than a
+hand.
+
 ## Version history
 
 - v0 (cahoots-envs 0.1.0): first release.

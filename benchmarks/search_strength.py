@@ -1,0 +1,221 @@
+"""How strong the search bots are, and what a decision costs: resumable, one JSON line per game.
+
+    python benchmarks/search_strength.py                      # every row, 500 games each
+    python benchmarks/search_strength.py --rows coop-normal --games 100 --workers 2
+    python benchmarks/search_strength.py --summary            # the table from what is written
+
+Rows (every lineup of a row plays the same deals: game g is dealt by seed ``--seed + g``):
+
+- ``coop-beginner``, ``coop-normal``: Cahoots cooperative, 3 players; a team of heuristic bots
+  and a team of search bots. The figure is the team's win rate.
+- ``kansas_city``, ``texas_euchre``, ``cahoots_tricks``: 4 players; the candidate (``heuristic``
+  as the reference, then ``search``) in one seat against 3 heuristic bots, its seat rotating with
+  the game (seat g mod 4). The figure is its win share (a k-way tie counts 1/k; chance is 0.25).
+
+Each finished game is appended to ``--out`` at once (default
+``benchmarks/results/search_strength.jsonl``); a rerun skips the games already there, so an
+interrupted run continues where it stopped. ``--candidate`` measures another search spec (e.g.
+``search@worlds=16:heuristic``); each spec is its own lineup in the file. Decision times are
+those of the candidate's seats, measured in the same run: the mean over all its decisions, the
+mean over the searched ones, and the slowest. Intervals are 95% (Wilson for win rates, normal
+for win shares).
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse
+import json
+import math
+import platform
+import sys
+import time
+from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+ROWS: dict[str, tuple[str, dict[str, Any]]] = {
+    "coop-beginner": ("cahoots_coop-v1", {"num_players": 3, "difficulty": "beginner"}),
+    "coop-normal": ("cahoots_coop-v1", {"num_players": 3, "difficulty": "normal"}),
+    "kansas_city": ("kansas_city-v1", {"num_players": 4}),
+    "texas_euchre": ("texas_euchre-v1", {"num_players": 4}),
+    "cahoots_tricks": ("cahoots_tricks-v1", {"num_players": 4}),
+}
+TARGETS = {"coop-beginner": 0.72, "coop-normal": 0.55, "kansas_city": 0.40,
+           "texas_euchre": 0.40, "cahoots_tricks": 0.40}
+DEFAULT_OUT = Path(__file__).resolve().parent / "results" / "search_strength.jsonl"
+
+_POLICIES: dict[tuple[str, str], Any] = {}
+
+
+def _policy(spec: str, env_id: str, options: dict[str, Any]) -> Any:
+    import cahoots_envs
+
+    key = (spec, env_id + json.dumps(options, sort_keys=True))
+    if key not in _POLICIES:
+        _POLICIES[key] = cahoots_envs.load_policy(spec, env_id, options, seed=0)
+    return _POLICIES[key]
+
+
+def play_one(task: tuple[str, str, int, int]) -> dict[str, Any]:
+    """Game ``game`` of ``row`` with ``candidate`` (one seat, or the whole cooperative team)."""
+    from cahoots_envs.core.driver import win_shares
+    from cahoots_envs.evaluation import play_game
+    from cahoots_envs.search import SearchStats
+
+    row, candidate, game, seed = task
+    env_id, options = ROWS[row]
+    n = options["num_players"]
+    coop = row.startswith("coop")
+    seat = game % n
+    specs = [candidate] * n if coop else ["heuristic"] * n
+    if not coop:
+        specs[seat] = candidate
+    # one object per seat: a search seat's stats are its own
+    lineup = []
+    for s, spec in enumerate(specs):
+        policy = _policy(spec, env_id, options) if spec == "heuristic" else \
+            __import__("cahoots_envs").load_policy(spec, env_id, options, seed=s)
+        lineup.append(policy)
+    measured = range(n) if coop else [seat]
+    before = [getattr(lineup[s], "stats", SearchStats()).as_dict() for s in measured]
+    start = time.perf_counter()
+    result = play_game(env_id, options, lineup, seed=seed, game_index=game,
+                       policy_seeds=[seed * 10 + s for s in range(n)], labels=specs)
+    wall = time.perf_counter() - start
+    stats = SearchStats()
+    for s, old in zip(measured, before):
+        new = getattr(lineup[s], "stats", SearchStats()).as_dict()
+        stats.add({k: new[k] - old[k] if k != "max_seconds" else new[k] for k in new})
+    if coop:
+        score = 1.0 if result.won else 0.0
+    else:
+        score = win_shares(result.outcome)[seat]
+    return {"row": row, "candidate": candidate, "game": game, "seed": seed, "seat": seat,
+            "score": score, "turns": result.turns, "wall_seconds": round(wall, 4),
+            **{k: (round(v, 6) if isinstance(v, float) else v) for k, v in stats.as_dict().items()}}
+
+
+def read_done(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    done = []
+    for line in path.read_text().splitlines():
+        line = line.strip()
+        if line:
+            try:
+                done.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue  # a line cut off by an interruption: that game is played again
+    return done
+
+
+def interval(scores: list[float], binary: bool) -> tuple[float, float, float]:
+    from cahoots_envs.evaluation import wilson_interval
+
+    n = len(scores)
+    mean = sum(scores) / n
+    if binary:
+        lo, hi = wilson_interval(sum(scores), n)
+        return mean, lo, hi
+    var = sum((x - mean) ** 2 for x in scores) / max(n - 1, 1)
+    half = 1.96 * math.sqrt(var / n)
+    return mean, max(0.0, mean - half), min(1.0, mean + half)
+
+
+def summary(records: list[dict[str, Any]]) -> str:
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for r in records:
+        groups[(r["row"], r["candidate"])].append(r)
+    lines = [("| row | lineup | games | win rate (95% CI) | target "
+              "| ms/decision (all / searched / max) | searched | rollouts/searched | s/game |"),
+             "|---|---|---|---|---|---|---|---|---|"]
+    order = sorted(groups.items(),
+                   key=lambda kv: (list(ROWS).index(kv[0][0]), kv[0][1] != "heuristic", kv[0][1]))
+    for (row, cand), rs in order:
+        rs = sorted({r["game"]: r for r in rs}.values(), key=lambda r: r["game"])
+        mean, lo, hi = interval([r["score"] for r in rs], binary=row.startswith("coop"))
+        lineup = (f"team of {cand}" if row.startswith("coop") else f"{cand} + 3 heuristic")
+        dec = sum(r["decisions"] for r in rs)
+        timing = "—"
+        searched = "—"
+        per_search = "—"
+        if dec:
+            s_dec = sum(r["searched"] for r in rs)
+            all_ms = 1000 * sum(r["seconds"] for r in rs) / dec
+            s_ms = 1000 * sum(r["searched_seconds"] for r in rs) / s_dec if s_dec else 0.0
+            max_ms = 1000 * max(r["max_seconds"] for r in rs)
+            timing = f"{all_ms:.1f} / {s_ms:.1f} / {max_ms:.0f}"
+            searched = f"{s_dec / dec:.0%}"
+            per_search = f"{sum(r['rollouts'] for r in rs) / max(s_dec, 1):.0f}"
+        target = f"≥ {TARGETS[row]:.2f}" if cand != "heuristic" else ""
+        wall = sum(r["wall_seconds"] for r in rs) / len(rs)
+        lines.append(f"| {row} | {lineup} | {len(rs)} | {mean:.3f} ({lo:.3f}–{hi:.3f}) | {target} "
+                     f"| {timing} | {searched} | {per_search} | {wall:.2f} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rows", nargs="+", default=list(ROWS), choices=list(ROWS))
+    parser.add_argument("--games", type=int, default=500, help="games per lineup (default 500)")
+    parser.add_argument("--seed", type=int, default=0, help="game g is dealt by seed SEED+g")
+    parser.add_argument("--candidate", default="search",
+                        help="the search spec measured (default 'search' = search:heuristic)")
+    parser.add_argument("--workers", type=int, default=1, help="processes (results do not depend on it)")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--summary", action="store_true", help="print the table and stop")
+    args = parser.parse_args(argv)
+    if args.games < 1 or args.workers < 1:
+        parser.error("--games and --workers are at least 1")
+    try:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.touch()
+    except OSError as e:
+        parser.error(f"cannot write results to {args.out}: {e.strerror}")
+    if args.summary:
+        print(summary(read_done(args.out)))
+        return 0
+    import cahoots_envs
+
+    try:  # a bad spec fails now, not in a worker
+        cahoots_envs.load_policy(args.candidate, ROWS[args.rows[0]][0], ROWS[args.rows[0]][1])
+    except (ValueError, cahoots_envs.NotAvailableError) as e:
+        parser.error(str(e))
+    done = {(r["row"], r["candidate"], r["game"]) for r in read_done(args.out)}
+    tasks = [(row, cand, g, args.seed + g) for row in args.rows for cand in ("heuristic", args.candidate)
+             for g in range(args.games) if (row, cand, g) not in done]
+    print(f"{len(tasks)} games to play ({len(done)} already in {args.out}); "
+          f"{platform.processor() or platform.machine()}, {args.workers} worker(s)", flush=True)
+    start = time.perf_counter()
+    with args.out.open("a") as out:
+        if args.workers == 1:
+            results = map(play_one, tasks)
+            for k, record in enumerate(results, 1):
+                out.write(json.dumps(record) + "\n")
+                out.flush()
+                if k % 50 == 0:
+                    print(f"  {k}/{len(tasks)} games, {time.perf_counter() - start:.0f} s", flush=True)
+        else:
+            with ProcessPoolExecutor(args.workers) as pool:
+                for k, record in enumerate(pool.map(play_one, tasks, chunksize=4), 1):
+                    out.write(json.dumps(record) + "\n")
+                    out.flush()
+                    if k % 50 == 0:
+                        print(f"  {k}/{len(tasks)} games, {time.perf_counter() - start:.0f} s",
+                              flush=True)
+    print(f"played in {time.perf_counter() - start:.0f} s\n")
+    print(summary(read_done(args.out)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,86 @@
+"""Decision-time search: information sets, sampled worlds and the search bot.
+
+>>> import cahoots_envs
+>>> from cahoots_envs.search import infoset
+>>> env = cahoots_envs.make("cahoots_coop-v1")
+>>> env.reset(seed=0)
+>>> bot = cahoots_envs.load_policy("search:heuristic", "cahoots_coop-v1", seed=0)
+>>> move = bot.act_infoset(infoset(env))
+
+A spec ``search[@knob=value,...][:<blueprint spec>]`` loads a ``SearchPolicy`` through
+``load_policy`` (the blueprint defaults to ``heuristic``): ``search:zoo:kansas_city``,
+``search@worlds=16,gate=2.5:heuristic``. See ``cahoots_envs/search/policy.py`` for the knobs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from cahoots_envs.core.search import World
+from cahoots_envs.search.infoset import Infoset, infoset
+from cahoots_envs.search.policy import GENERIC_DEFAULTS, SearchPolicy, SearchStats, check_knobs
+
+SPEC_PREFIX = "search"
+
+
+def is_search_spec(spec: Any) -> bool:
+    return isinstance(spec, str) and (spec == SPEC_PREFIX or spec.startswith(("search:", "search@")))
+
+
+def parse_search_spec(spec: str) -> tuple[dict[str, Any], str]:
+    """``"search@worlds=16,gate=2.5:zoo:kansas_city"`` -> ``({"worlds": 16, "gate": 2.5},
+    "zoo:kansas_city")``; the blueprint defaults to ``"heuristic"``."""
+    head, _, blueprint = spec.partition(":")
+    knobs: dict[str, Any] = {}
+    if head != SPEC_PREFIX:
+        if not head.startswith(SPEC_PREFIX + "@"):
+            raise ValueError(f"{spec!r} is not a search spec: search[@knob=value,...][:<blueprint>]")
+        for item in head[len(SPEC_PREFIX) + 1:].split(","):
+            name, eq, text = item.partition("=")
+            if not eq or not name.strip():
+                raise ValueError(f"search spec {spec!r}: settings are written knob=value, "
+                                 f"separated by commas (e.g. search@worlds=16,gate=2.5:heuristic)")
+            knobs[name.strip()] = _value(text.strip())
+    return check_knobs(knobs), blueprint or "heuristic"
+
+
+def _value(text: str) -> Any:
+    lowered = text.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    if lowered in ("none", "null"):
+        return None
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def load_search_policy(spec: str, env_id: str | None, options: Mapping[str, Any] | None,
+                       seed: int | None) -> SearchPolicy:
+    knobs, blueprint = parse_search_spec(spec)
+    if env_id is None:
+        raise ValueError(f"load_policy({spec!r}) needs the env_id it will play")
+    return SearchPolicy(env_id, options, blueprint=blueprint, seed=seed, **knobs)
+
+
+def needs_infoset(policy: Any) -> bool:
+    """Whether ``policy`` decides from an information set (``act_infoset``) rather than ``act``."""
+    return bool(getattr(policy, "needs_infoset", False))
+
+
+__all__ = [
+    "GENERIC_DEFAULTS",
+    "Infoset",
+    "SearchPolicy",
+    "SearchStats",
+    "World",
+    "infoset",
+    "is_search_spec",
+    "load_search_policy",
+    "needs_infoset",
+    "parse_search_spec",
+]

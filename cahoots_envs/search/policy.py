@@ -1,0 +1,281 @@
+"""``SearchPolicy``: determinized Monte-Carlo search over a blueprint policy.
+
+At a decision worth searching (the game's ``worth_searching``; at most ``max_candidates`` legal
+moves), the bot draws worlds consistent with what its seat knows (the game's world sampler), and
+in each world plays every legal move, then rolls the game out to the end of the current hand with
+the blueprint playing every seat, and scores the end with the game's ``value`` (the seat's
+expected payoff). All moves meet the same worlds and the same rollout random numbers (common
+random numbers), so their differences are paired. It starts with ``worlds`` worlds and adds more,
+up to ``max_worlds`` and ``max_rollouts`` rollouts, while the best move and the blueprint's own
+move are not yet told apart; it leaves the blueprint's move only when the best move's mean paired
+gain exceeds ``gate`` standard errors. Every other decision is the blueprint's.
+
+The budget is in work units (worlds, rollouts), so a seeded game gives the same moves on any
+machine; ``time_limit`` (seconds a decision, opt-in) trades that for a bound on time.
+
+Knobs (``SearchPolicy(..., **knobs)``, or in a spec: ``search@worlds=16,gate=2.5:heuristic``):
+
+- ``worlds``: worlds drawn first (default per game, see each game's ``DEFAULTS``)
+- ``max_worlds``: most worlds a decision may draw
+- ``max_rollouts``: most rollouts a decision may run (worlds x legal moves)
+- ``max_candidates``: decisions with more legal moves are not searched
+- ``gate``: standard errors the paired gain must exceed to leave the blueprint's move
+- ``search_all``: search every decision with 2..max_candidates legal moves, not only those the
+  game's ``worth_searching`` picks (default False)
+- ``time_limit``: seconds after which a decision draws no more worlds (None: no cap)
+- ``rollout``: who plays the rollouts: ``"blueprint"`` (default; the heuristic blueprint uses the
+  game's fast state-based bot, which makes the same choices) or ``"heuristic"`` (the fast bot even
+  under a network blueprint: cheaper)
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from cahoots_envs.core.policy import BasePolicy
+from cahoots_envs.errors import InfosetRequiredError
+from cahoots_envs.search.infoset import Infoset
+
+# settings every game starts from; a game's DEFAULTS override them, the caller's knobs override both
+GENERIC_DEFAULTS: dict[str, Any] = {
+    "worlds": 8,
+    "max_worlds": 32,
+    "max_rollouts": 400,
+    "max_candidates": 12,
+    "gate": 2.0,
+    "search_all": False,
+    "time_limit": None,
+    "rollout": "blueprint",
+}
+KNOB_TYPES: dict[str, type] = {
+    "worlds": int, "max_worlds": int, "max_rollouts": int, "max_candidates": int,
+    "gate": float, "search_all": bool, "time_limit": float, "rollout": str,
+}
+ROLLOUT_CHOICES = ("blueprint", "heuristic")
+
+
+def check_knobs(knobs: Mapping[str, Any]) -> dict[str, Any]:
+    """Validated knobs: unknown names and bad values raise ``ValueError`` naming what is allowed."""
+    out: dict[str, Any] = {}
+    for name, value in knobs.items():
+        if name not in KNOB_TYPES:
+            raise ValueError(f"unknown search setting {name!r}; settings: {', '.join(KNOB_TYPES)}")
+        kind = KNOB_TYPES[name]
+        if name == "time_limit" and value is None:
+            out[name] = None
+            continue
+        if kind is bool:
+            if not isinstance(value, (bool, np.bool_)):
+                raise ValueError(f"search setting {name} is true or false, got {value!r}")
+            out[name] = bool(value)
+        elif kind is int:
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+                raise ValueError(f"search setting {name} is a whole number >= 1, got {value!r}")
+            out[name] = int(value)
+        elif kind is float:
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) \
+                    or not math.isfinite(value) or value < 0:
+                raise ValueError(f"search setting {name} is a number >= 0, got {value!r}")
+            out[name] = float(value)
+        else:
+            if value not in ROLLOUT_CHOICES:
+                raise ValueError(f"search setting rollout is one of {ROLLOUT_CHOICES}, got {value!r}")
+            out[name] = value
+    if out.get("time_limit") == 0:
+        raise ValueError("search setting time_limit is a number of seconds > 0 (or none)")
+    return out
+
+
+class SearchStats:
+    """What a search bot spent: decisions, searched ones, seconds, worlds and rollouts."""
+
+    def __init__(self) -> None:
+        self.decisions = 0
+        self.searched = 0
+        self.deviations = 0
+        self.seconds = 0.0
+        self.searched_seconds = 0.0
+        self.max_seconds = 0.0
+        self.worlds = 0
+        self.rollouts = 0
+
+    def as_dict(self) -> dict[str, float]:
+        return dict(vars(self))
+
+    def add(self, other: Mapping[str, float]) -> None:
+        for key, value in other.items():
+            if key == "max_seconds":
+                self.max_seconds = max(self.max_seconds, float(value))
+            else:
+                setattr(self, key, getattr(self, key) + value)
+
+
+class SearchPolicy(BasePolicy):
+    """A search bot for ``env_id`` with ``options``: determinized rollouts over ``blueprint``
+    (a ``load_policy`` spec: ``"heuristic"``, ``"zoo:<name>"``, a saved policy's path, or a
+    policy object). It decides from an information set: ``act_infoset(infoset)``; harnesses
+    check ``needs_infoset``. Knobs: see the module docstring."""
+
+    needs_infoset = True
+
+    def __init__(self, env_id: str, options: Mapping[str, Any] | None = None,
+                 blueprint: Any = "heuristic", seed: int | None = None, **knobs: Any) -> None:
+        from cahoots_envs.policies.envinfo import env_info
+        from cahoots_envs.policies.loading import load_policy
+
+        info = env_info(env_id, options)
+        self.env_id, self.options, self.spec = info.env_id, info.options, info.spec
+        self.sampler = info.spec.require("world_sampler")
+        self.settings = {**GENERIC_DEFAULTS, **check_knobs(getattr(self.sampler, "DEFAULTS", {})),
+                         **check_knobs(knobs)}
+        self.blueprint_spec = blueprint if isinstance(blueprint, str) else getattr(
+            blueprint, "name", type(blueprint).__name__)
+        if isinstance(blueprint, str):
+            if blueprint.startswith("search"):
+                raise ValueError("a search bot's blueprint is a plain policy, not another search bot")
+            blueprint = load_policy(blueprint, self.env_id, self.options, seed=seed)
+        if getattr(blueprint, "needs_infoset", False):
+            raise ValueError("a search bot's blueprint is a plain policy, not another search bot")
+        self.blueprint = blueprint
+        self.fast = None
+        if self.blueprint_spec == "heuristic" or self.settings["rollout"] == "heuristic":
+            self.fast = self.sampler.FastBot(self.options, seed=seed)
+        self.name = f"search:{self.blueprint_spec}"
+        self.size = info.layout.size
+        self.stats = SearchStats()
+        self.reseed(seed)
+
+    # ---- seeding ----------------------------------------------------------------------------
+    def reseed(self, seed: int | None) -> None:
+        """Reseed the bot and its blueprint (a seeded game then repeats move for move)."""
+        self._rng = np.random.default_rng(seed)
+        sub = None if seed is None else int(self._rng.integers(2**62))
+        if hasattr(self.blueprint, "reseed"):
+            self.blueprint.reseed(sub)
+        elif isinstance(getattr(self.blueprint, "rng", None), np.random.Generator):
+            self.blueprint.rng = np.random.default_rng(sub)
+
+    @property
+    def rng(self) -> np.random.Generator:
+        return self._rng
+
+    @rng.setter
+    def rng(self, value: np.random.Generator) -> None:
+        # harnesses reseed a policy per game by assigning a fresh generator
+        self.reseed(int(value.integers(2**62)))
+
+    # ---- the Policy protocol ----------------------------------------------------------------
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        raise InfosetRequiredError(
+            f"{self.name} decides from an information set, not an observation: call "
+            "act_infoset(cahoots_envs.search.infoset(env)) with the env whose agent is to move, "
+            "or play it through cahoots eval/play, run_tournament or a SeatEnv opponent pool"
+        )
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        self.act(observations[0] if len(observations) else observations, action_masks)
+        raise AssertionError  # act raised
+
+    # ---- deciding ---------------------------------------------------------------------------
+    def act_infoset(self, infoset: Infoset) -> int:
+        if not isinstance(infoset, Infoset):
+            raise TypeError(f"act_infoset takes a cahoots_envs.search.Infoset, got "
+                            f"{type(infoset).__name__}")
+        if infoset.env_id != self.env_id:
+            raise ValueError(f"{self.name} plays {self.env_id}, the information set is of "
+                             f"{infoset.env_id}")
+        start = time.perf_counter()
+        move = int(self.blueprint.act(infoset.observation, infoset.action_mask))
+        searched = False
+        legal = infoset.legal
+        s = self.settings
+        if 2 <= len(legal) <= s["max_candidates"] and (s["search_all"] or infoset.worth_searching()):
+            seed = int(self._rng.integers(2**62))
+            choice = self._search(infoset, legal, move, seed, start)
+            if choice is not None:
+                searched = True
+                self.stats.deviations += choice != move
+                move = choice
+        spent = time.perf_counter() - start
+        st = self.stats
+        st.decisions += 1
+        st.seconds += spent
+        st.max_seconds = max(st.max_seconds, spent)
+        if searched:
+            st.searched += 1
+            st.searched_seconds += spent
+        return move
+
+    def _search(self, infoset: Infoset, legal: list[int], blueprint_move: int, seed: int,
+                start: float) -> int | None:
+        s = self.settings
+        n_moves = len(legal)
+        most = min(s["max_worlds"], s["max_rollouts"] // n_moves)
+        if most < 2:
+            return None
+        b = legal.index(blueprint_move)
+        values: list[list[float]] = []  # values[k][i]: world k, move legal[i]
+        target = min(s["worlds"], most)
+        while True:
+            while len(values) < target:
+                k = len(values)
+                world = infoset.sample(np.random.default_rng([seed, k]))
+                # every move meets the same random numbers in world k (paired differences)
+                chance, bots = np.random.default_rng([seed, k, 1]), np.random.default_rng([seed, k, 2])
+                states = chance.bit_generator.state, bots.bit_generator.state
+                row = []
+                for a in legal:
+                    chance.bit_generator.state, bots.bit_generator.state = states
+                    row.append(self._rollout(world.game, infoset.seat, a, chance, bots))
+                values.append(row)
+                self.stats.worlds += 1
+                self.stats.rollouts += n_moves
+            v = np.asarray(values)
+            diffs = v - v[:, b : b + 1]
+            mean = diffs.mean(axis=0)
+            se = diffs.std(axis=0, ddof=1) / math.sqrt(len(values)) if len(values) > 1 else \
+                np.full(n_moves, np.inf)
+            mean[b] = -np.inf
+            best = int(np.argmax(mean))
+            confident = mean[best] > 0 and mean[best] > s["gate"] * se[best]
+            hopeless = bool(np.all((mean + s["gate"] * se)[np.arange(n_moves) != b] <= 0))
+            out_of_time = s["time_limit"] is not None and time.perf_counter() - start > s["time_limit"]
+            if confident or hopeless or len(values) >= most or out_of_time:
+                return legal[best] if confident else blueprint_move
+            target = min(2 * len(values), most)
+
+    def _rollout(self, world: Any, seat: int, action: int, chance: np.random.Generator,
+                 bots: np.random.Generator) -> float:
+        """Play ``action`` in a copy of ``world`` (chance from ``chance``), then the blueprint for
+        every seat (its ties broken by ``bots``) to the end of the hand; the seat's value there."""
+        game = world.clone(rng=chance)
+        hands = len(game.deals)
+        game.apply(action)
+        fast = self.fast
+        if fast is not None:
+            fast.rng = bots
+            while not game.is_over and len(game.deals) == hands:
+                game.apply(fast.act_state(game))
+        else:
+            policy = self.blueprint
+            saved = getattr(policy, "rng", None)
+            if isinstance(saved, np.random.Generator):
+                policy.rng = bots
+            obs = np.zeros(self.size, np.float32)
+            mask = np.zeros(self.spec.rules.num_actions(self.options), np.int8)
+            try:
+                while not game.is_over and len(game.deals) == hands:
+                    obs[:] = 0
+                    game.encode(game.current_player, obs)
+                    mask[:] = 0
+                    mask[game.legal_actions()] = 1
+                    game.apply(int(policy.act(obs, mask)))
+            finally:
+                if isinstance(saved, np.random.Generator):
+                    policy.rng = saved
+        return float(self.sampler.value(game, seat))

@@ -1,0 +1,176 @@
+"""The search bot and its protocol, on every game: decisions come from the information set only,
+seeded games repeat, the spec and knobs are checked, and every harness plays it (tournaments with
+any number of workers, seat-env opponent pools, the terminal game)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import cahoots_envs
+from cahoots_envs.errors import InfosetRequiredError
+from cahoots_envs.evaluation import play_game, run_tournament
+from cahoots_envs.search import Infoset, SearchPolicy, infoset, parse_search_spec
+from tests.search_checks import record_game
+from tests.test_cli import cahoots
+
+GAMES = {
+    "kansas_city-v1": {"hands": 1},
+    "texas_euchre-v1": {"num_players": 3, "target_score": 15},
+    "cahoots_tricks-v1": {"num_players": 3},
+    "cahoots_coop-v1": {"num_players": 3, "difficulty": "beginner"},
+}
+SMALL = "search@worlds=3,max_worlds=6,search_all=true"
+
+
+def _bot(env_id: str, options: dict, seed: int, **knobs) -> SearchPolicy:
+    knobs = {"worlds": 3, "max_worlds": 6, "search_all": True, **knobs}
+    return SearchPolicy(env_id, options, seed=seed, **knobs)
+
+
+@pytest.mark.parametrize("env_id", GAMES)
+def test_a_decision_never_depends_on_cards_the_seat_cannot_see(env_id) -> None:
+    options = GAMES[env_id]
+    spec = cahoots_envs.game_spec(env_id)
+    resolved = spec.resolve_options(options)
+    searched = 0
+    for seed in range(2):
+        games, _ = record_game(env_id, resolved, seed)
+        for t in np.linspace(0, len(games) - 2, 6).astype(int):
+            game = games[t]
+            seat = game.current_player
+            if len(game.legal_actions()) < 2:
+                continue
+            twin = game.resample_hidden(seat, np.random.default_rng(seed * 100 + t))
+            choices = []
+            for g in (game, twin):
+                bot = _bot(env_id, resolved, seed=seed + t)
+                choices.append(bot.act_infoset(Infoset(g, seat, spec, resolved)))
+                searched += bot.stats.searched
+            assert choices[0] == choices[1], f"step {t}: the decision saw hidden cards"
+    assert searched > 0
+
+
+@pytest.mark.parametrize("env_id", GAMES)
+def test_a_seeded_game_with_search_bots_repeats_and_respects_the_budget(env_id) -> None:
+    options = GAMES[env_id]
+    n = len(cahoots_envs.make_raw(env_id, **options).possible_agents)
+    lineup = [_bot(env_id, options, seed=s, worlds=2, max_worlds=4, max_rollouts=40,
+                   search_all=False) for s in range(2)] + ["heuristic"] * (n - 2)
+    first = play_game(env_id, options, lineup, seed=5)
+    again = play_game(env_id, options, lineup, seed=5)
+    assert first.scores == again.scores and first.turns == again.turns
+    for bot in lineup[:2]:
+        st = bot.stats
+        assert st.decisions > 0 and st.searched > 0
+        assert st.rollouts <= 40 * st.searched
+        assert st.worlds <= 4 * st.searched
+
+
+def test_act_from_an_observation_says_how_to_use_a_search_bot() -> None:
+    env = cahoots_envs.make("cahoots_coop-v1")
+    env.reset(seed=0)
+    bot = cahoots_envs.load_policy("search", "cahoots_coop-v1", seed=0)
+    assert bot.needs_infoset
+    obs = env.observe(env.agent_selection)
+    with pytest.raises(InfosetRequiredError, match=r"act_infoset\(cahoots_envs.search.infoset"):
+        bot.act(obs["observation"], obs["action_mask"])
+    with pytest.raises(InfosetRequiredError):
+        bot.act_batch(obs["observation"][None], obs["action_mask"][None])
+    move = bot.act_infoset(infoset(env))
+    assert obs["action_mask"][move] == 1
+    with pytest.raises(TypeError, match="Infoset"):
+        bot.act_infoset(obs)  # type: ignore[arg-type]
+    other = cahoots_envs.make("kansas_city-v1")
+    other.reset(seed=0)
+    with pytest.raises(ValueError, match="plays cahoots_envs/cahoots_coop-v1"):
+        bot.act_infoset(infoset(other))
+    with pytest.raises(ValueError, match="not to move"):
+        Infoset(env.game, (env.game.current_player + 1) % 3, env.spec, env.options)
+
+
+def test_search_specs_and_knobs() -> None:
+    assert parse_search_spec("search") == ({}, "heuristic")
+    assert parse_search_spec("search:zoo:kansas_city") == ({}, "zoo:kansas_city")
+    assert parse_search_spec("search@worlds=16,gate=2.5,time_limit=none:heuristic") == (
+        {"worlds": 16, "gate": 2.5, "time_limit": None}, "heuristic")
+    bot = cahoots_envs.load_policy("search@worlds=5,rollout=heuristic:zoo:kansas_city",
+                                   "kansas_city-v1", seed=1)
+    assert isinstance(bot, SearchPolicy) and bot.settings["worlds"] == 5
+    assert bot.name == "search:zoo:kansas_city" and bot.fast is not None
+    bad = {
+        "search@world=3": "unknown search setting 'world'; settings: worlds",
+        "search@worlds=0": "worlds is a whole number >= 1",
+        "search@worlds": "knob=value",
+        "search@gate=-1": "gate is a number >= 0",
+        "search@rollout=fast": "rollout is one of",
+        "search:search": "not another search bot",
+        "search:nonsense": "is not 'random', 'heuristic'",
+    }
+    for spec, message in bad.items():
+        with pytest.raises(ValueError, match=message):
+            cahoots_envs.load_policy(spec, "kansas_city-v1")
+    with pytest.raises(ValueError, match="needs the env_id"):
+        cahoots_envs.load_policy("search")
+
+
+def test_network_blueprint_rollouts() -> None:
+    """Over a zoo network, the blueprint plays the rollouts from its observations."""
+    options = {"num_players": 3, "difficulty": "beginner"}
+    bot = SearchPolicy("cahoots_coop-v1", options, blueprint="zoo:cahoots_coop", seed=0,
+                       worlds=2, max_worlds=2, search_all=True)
+    assert bot.fast is None
+    result = play_game("cahoots_coop-v1", options, [bot, "heuristic", "heuristic"], seed=1)
+    assert result.turns > 0 and bot.stats.searched > 0
+
+
+def test_tournaments_give_the_same_results_with_any_number_of_workers() -> None:
+    options = GAMES["texas_euchre-v1"]
+    runs = [run_tournament("texas_euchre-v1", [SMALL, "heuristic"], num_games=3, seed=2,
+                           options=options, workers=w) for w in (1, 2)]
+    assert [g.scores for g in runs[0].games] == [g.scores for g in runs[1].games]
+
+
+def test_a_search_bot_in_a_seat_env_pool() -> None:
+    from cahoots_envs.training import SeatEnv
+
+    env = SeatEnv("cahoots_tricks-v1", {"num_players": 3},
+                  opponents="search@worlds=2,max_worlds=2:heuristic", seed=0)
+    env.reset(seed=0)
+    done, steps = False, 0
+    while not done:
+        action = int(np.flatnonzero(env.action_masks())[0])
+        _, _, done, _, _ = env.step(action)
+        steps += 1
+    assert steps > 0
+
+
+def test_cahoots_play_and_list_know_the_search_bots(tmp_path) -> None:
+    listing = cahoots("list")
+    assert listing.returncode == 0
+    assert "bots: random, heuristic, search" in listing.stdout
+    assert "search:zoo:kansas_city" in listing.stdout
+    # a whole game in the terminal against search bots: the person types the last legal move
+    game_id, seat, seed, options = "cahoots_coop", 1, 3, {"num_players": 3, "num_goals": 5}
+    env = cahoots_envs.make_raw(game_id, **options)
+    bots = {s: cahoots_envs.load_policy(SMALL, env.env_id, env.options, seed=seed * 100 + s)
+            for s in range(3) if s != seat}
+    env.reset(seed=seed)
+    moves = []
+    while not env.game.is_over:
+        actor = env.game.current_player
+        if actor == seat:
+            action = env.legal_actions()[-1]
+            moves.append(env.game.action_to_str(action))
+        else:
+            action = bots[actor].act_infoset(infoset(env))
+        env.step(action)
+    log = tmp_path / "game.jsonl"
+    out = cahoots("play", game_id, "-n", "3", "-o", "num_goals=5", "--seat", str(seat),
+                  "--opponents", SMALL, "--seed", str(seed), "--log", str(log),
+                  stdin="\n".join(moves) + "\n")
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr
+    assert "thinking" not in out.stdout  # the indicator is for terminals only
+    assert "game log written" in out.stdout
+    replay = cahoots("replay", str(log))
+    assert replay.returncode == 0 and "replay OK" in replay.stdout

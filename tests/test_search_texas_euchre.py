@@ -1,0 +1,172 @@
+"""Texas Euchre search support: the world sampler replays every round legally, shows the seat
+exactly what it saw and hides the rest; the fast state-based bot makes the observation bot's
+choices; ``value`` estimates the payoff between rounds."""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+import numpy as np
+import pytest
+
+import cahoots_envs
+from cahoots_envs.games.texas_euchre import search
+from cahoots_envs.games.texas_euchre.rules import PHASE_PLAY, TexasEuchre, parse_face
+from tests.search_checks import check_fast_bot, check_worlds, record_game
+
+ENV = "texas_euchre"
+VARIANTS: list[dict[str, Any]] = [{"num_players": n} for n in TexasEuchre.PLAYER_COUNTS] + [
+    dict(v) for v in TexasEuchre.TEST_VARIANTS
+]
+
+
+
+
+def _opts(**options: Any) -> dict[str, Any]:
+    return dict(cahoots_envs.make_raw(ENV, **options).options)
+
+
+def _ids(options: dict[str, Any]) -> str:
+    return ",".join(f"{k}={v}" for k, v in options.items())
+
+
+@pytest.mark.parametrize("options", VARIANTS, ids=_ids)
+def test_worlds_replay_and_hide(options: dict[str, Any]) -> None:
+    check_worlds(ENV, options, seeds=[1], points=4, samples=2)
+    check_worlds(ENV, options, seeds=[3], points=4, samples=2, bots="random")
+
+
+@pytest.mark.parametrize("options", VARIANTS, ids=_ids)
+def test_fast_bot_chooses_as_the_bot(options: dict[str, Any]) -> None:
+    assert check_fast_bot(ENV, options, seeds=[1]) > 0
+    assert check_fast_bot(ENV, options, seeds=[4], bots="random") > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("options", VARIANTS, ids=_ids)
+def test_worlds_and_fast_bot_many_games(options: dict[str, Any]) -> None:
+    check_worlds(ENV, options, seeds=range(10, 16), points=8, samples=3)
+    check_worlds(ENV, options, seeds=range(20, 24), points=8, samples=3, bots="random")
+    assert check_fast_bot(ENV, options, seeds=range(10, 30)) > 0
+    assert check_fast_bot(ENV, options, seeds=range(30, 40), bots="random") > 0
+
+
+# ---- the sampler's constraints and distribution ---------------------------------------------------
+def _game_at(options: dict[str, Any], seed: int, rounds: int, phase: str) -> TexasEuchre:
+    """A recorded heuristic game at its first decision of ``phase`` once ``rounds`` are over."""
+    games, _ = record_game(ENV, _opts(**options), seed)
+    for game in cast(list[TexasEuchre], games):
+        if not game.is_over and len(game.round_points) >= rounds and game.phase == phase:
+            return game
+    raise AssertionError("no such point")
+
+
+def test_unseen_cards_are_spread_by_hand_size() -> None:
+    """Every card the seat has not seen is in another hand or the pile with probability
+    proportional to the hidden slots there; seen cards never move."""
+    game = _game_at({"num_players": 4}, 5, 0, PHASE_PLAY)
+    seat = game.current_player
+    others = [s for s in range(4) if s != seat]
+    seen = game.hands[seat] | game.played
+    for st in game.stakes:
+        seen |= st
+    unseen = [c for c in range(104) if c % 2 == 0 and not seen >> c & 1]
+    sizes = {s: game.hands[s].bit_count() for s in others}
+    total = sum(sizes.values()) + len(game.draw_pile)
+    assert total == len(unseen)
+    counts = {s: np.zeros(104) for s in others}
+    samples = 600
+    for k in range(samples):
+        world = cast(TexasEuchre, search.sample_world(game, seat, np.random.default_rng(k)).game)
+        assert world.hands[seat] == game.hands[seat]
+        assert world.stakes == game.stakes and world.played_by == game.played_by
+        assert len(world.draw_pile) == len(game.draw_pile)
+        for s in others:
+            assert world.hands[s].bit_count() == sizes[s]
+            assert not world.hands[s] & seen
+            for c in range(104):
+                counts[s][c] += world.hands[s] >> c & 1
+    for s in others:
+        share = counts[s][unseen] / samples
+        expected = sizes[s] / total
+        # binomial spread: 600 samples give a standard error below 0.021
+        assert np.all(np.abs(share - expected) < 0.09), (s, expected, share)
+        assert abs(share.mean() - expected) < 0.02
+
+
+def test_history_puts_discards_in_time_and_uniformly() -> None:
+    """A card another seat discarded on its second turn was dealt to it or drawn on its first
+    turn; in the sampled histories it is dealt with probability H / (H + k1) (uniform slots)."""
+    options = {"num_players": 4}
+    game = _game_at(options, 7, 1, PHASE_PLAY)
+    seat = game.current_player
+    rounds = search._rounds(game)
+    first = rounds[0]
+    h = game.hand_size
+    # the first seat (not ours) that discarded twice in round 0
+    turns: dict[int, list[tuple[int, ...]]] = {}
+    for kind, s, _, shown, _ in first.events:
+        if kind == search.DISCARD and s != seat and shown:
+            turns.setdefault(s, []).append(shown)
+    who = next(s for s, t in turns.items() if len(t) >= 2)
+    k1, second = len(turns[who][0]), turns[who][1]
+    dealt = 0
+    samples = 400
+    for k in range(samples):
+        world = search.sample_world(game, seat, np.random.default_rng(k))
+        hand = [parse_face(x) for x in world.deals[0]["hands"][who]]
+        first_cards = turns[who][0]
+        assert all(f in hand for f in first_cards)  # a first-turn discard was dealt
+        dealt += second[0] in hand
+        assert world.deals[-1]["dealer"] == game.dealer
+    expected = h / (h + k1)
+    assert abs(dealt / samples - expected) < 0.1, (dealt / samples, expected)
+
+
+def test_knowledge_is_the_seats_own() -> None:
+    game = _game_at({"num_players": 4}, 5, 1, PHASE_PLAY)
+    views = {search.knowledge(game, s) for s in range(4)}
+    assert len(views) == 4  # own hands differ
+    twin = game.resample_hidden(0, np.random.default_rng(1))
+    assert search.knowledge(twin, 0) == search.knowledge(game, 0)
+
+
+# ---- value ----------------------------------------------------------------------------------------
+def _between_rounds(scores: list[int], target: int = 100, rank: list[int] | None = None,
+                    n: int = 4) -> TexasEuchre:
+    game = TexasEuchre(_opts(num_players=n, target_score=target), np.random.default_rng(0), None)
+    game.scores = list(scores)
+    game.round_points = [[15] * n]  # one round of typical points: the same spread everywhere
+    game.tiebreak_rank = list(rank or [0] * n)
+    return game
+
+
+def test_value_is_the_outcome_once_over() -> None:
+    games, _ = record_game(ENV, _opts(num_players=3, target_score=30), 2)
+    end = games[-1]
+    assert end.is_over
+    assert [search.value(end, s) for s in range(3)] == end.outcome()
+
+
+def test_value_between_rounds() -> None:
+    even = _between_rounds([20, 20, 20, 20])
+    assert [round(search.value(even, s), 9) for s in range(4)] == [0.0] * 4
+    game = _between_rounds([10, 30, 30, 50])
+    v = [search.value(game, s) for s in range(4)]
+    assert v[0] > v[1] == v[2] > v[3]
+    assert abs(sum(v)) < 1e-9 and all(-1 / 3 <= x <= 1 for x in v)
+    # the same gaps weigh more close to the target
+    late = _between_rounds([60, 80, 80, 99])
+    assert search.value(late, 0) > v[0]
+    # equal scores: the FAQ 6 rank breaks the tie
+    tied = _between_rounds([40, 40, 60, 60], rank=[1, 0, 2, 3])
+    assert search.value(tied, 1) > search.value(tied, 0)
+
+
+def test_worth_searching_tricks_and_the_end_of_the_pile() -> None:
+    game = TexasEuchre(_opts(num_players=4), np.random.default_rng(0), None)
+    assert not search.worth_searching(game, game.current_player)
+    game.draw_pile = game.draw_pile[:2]
+    assert search.worth_searching(game, game.current_player)
+    play = _game_at({"num_players": 4}, 5, 0, PHASE_PLAY)
+    assert search.worth_searching(play, play.current_player)
