@@ -158,8 +158,10 @@ def cmd_list(args: argparse.Namespace) -> int:
                 print(f"  {'':<24} {part}")
     print()
     print("Search bots (use with play/eval; 'search' is search:heuristic):")
-    print("  search:<spec>            rollouts over any bot or zoo policy, e.g. search:zoo:kansas_city")
-    print("  search@<knob>=<v>,...:<spec>  with settings, e.g. search@worlds=16,gate=2.5:heuristic")
+    print("  search:<spec>            over any bot or zoo policy: search:zoo:kansas_city")
+    print("  search@<knob>=<v>,...:<spec>")
+    print(f"  {'':<24} with settings: search@worlds=16,gate=2.5:heuristic")
+    print(f"  {'':<24} (knobs and figures: docs/search.md)")
     return 0
 
 
