@@ -32,7 +32,14 @@ from cahoots_envs.policies.loading import builtin_specs
 from cahoots_envs.policies.saved import METADATA_KEY
 
 ENVS = cahoots_envs.list_envs()
-BUILTIN_CASES = [(e, s) for e in ENVS for s in builtin_specs(e)]
+# the observation policies; the search bot (an information-set policy) plays every env in
+# tests/test_search.py, and its act() refusing an observation is tested there too
+BUILTIN_CASES = [(e, s) for e in ENVS for s in builtin_specs(e) if s != "search"]
+
+
+def test_every_env_lists_a_search_bot() -> None:
+    for game in ("kansas_city", "texas_euchre", "cahoots_tricks", "cahoots_coop"):
+        assert builtin_specs(f"{game}-v1") == ["random", "heuristic", "search"]
 KC = "cahoots_envs/kansas_city-v1"
 
 
