@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from cahoots_envs.core.options import parse_value
+
 PROG = "cahoots"
 
 
@@ -50,21 +52,6 @@ def _doc(text: str) -> str:
 def _raw(text: str) -> str:
     """An epilog of examples, kept as written."""
     return textwrap.dedent(text).strip("\n")
-
-
-def parse_value(text: str) -> Any:
-    """An option value from the command line: int, float, true/false, none, or a string."""
-    low = text.strip().lower()
-    if low in ("true", "false"):
-        return low == "true"
-    if low in ("none", "null"):
-        return None
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text
 
 
 def parse_options(pairs: Sequence[str] | None, players: int | None = None) -> dict[str, Any]:

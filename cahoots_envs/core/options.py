@@ -120,3 +120,19 @@ def common_options(player_counts: tuple[int, ...], default_players: int) -> tupl
             choices=("win", "points"), policy_may_differ=True,
         ),
     )
+
+
+def parse_value(text: str) -> Any:
+    """An option or setting value written as text (``-o key=value``, ``search@knob=value``):
+    int, float, true/false, none, or else the string itself."""
+    low = text.strip().lower()
+    if low in ("true", "false"):
+        return low == "true"
+    if low in ("none", "null"):
+        return None
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from cahoots_envs.core.options import parse_value
 from cahoots_envs.core.search import World
 from cahoots_envs.search.infoset import Infoset, infoset
 from cahoots_envs.search.policy import GENERIC_DEFAULTS, SearchPolicy, SearchStats, check_knobs
@@ -41,22 +42,8 @@ def parse_search_spec(spec: str) -> tuple[dict[str, Any], str]:
             if not eq or not name.strip():
                 raise ValueError(f"search spec {spec!r}: settings are written knob=value, "
                                  f"separated by commas (e.g. search@worlds=16,gate=2.5:heuristic)")
-            knobs[name.strip()] = _value(text.strip())
+            knobs[name.strip()] = parse_value(text.strip())
     return check_knobs(knobs), blueprint or "heuristic"
-
-
-def _value(text: str) -> Any:
-    lowered = text.lower()
-    if lowered in ("true", "false"):
-        return lowered == "true"
-    if lowered in ("none", "null"):
-        return None
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text
 
 
 def load_search_policy(spec: str, env_id: str | None, options: Mapping[str, Any] | None,
