@@ -22,6 +22,11 @@ from cahoots_envs.core.search import World
 from cahoots_envs.policies.random_policy import RandomPolicy
 
 
+def variants(rules: Any) -> list[dict[str, Any]]:
+    """Every player count of a game, then its ``TEST_VARIANTS``: what its search tests cover."""
+    return [{"num_players": n} for n in rules.PLAYER_COUNTS] + [dict(v) for v in rules.TEST_VARIANTS]
+
+
 def _setup(env_id: str, options: Mapping[str, Any]) -> tuple[Any, Any, dict[str, Any]]:
     env = cahoots_envs.make_raw(env_id, **dict(options))
     return env.spec, env.spec.require("world_sampler"), env.options

@@ -13,14 +13,10 @@ import cahoots_envs
 from cahoots_envs.games.cahoots_coop import search
 from cahoots_envs.games.cahoots_coop.bot import HeuristicPolicy
 from cahoots_envs.games.cahoots_coop.rules import MATCHES, CahootsCoop
-from tests.search_checks import check_fast_bot, check_worlds, replay
+from tests.search_checks import check_fast_bot, check_worlds, replay, variants
 
 ENV = "cahoots_coop"
-VARIANTS: list[dict[str, Any]] = [{"num_players": n} for n in CahootsCoop.PLAYER_COUNTS] + [
-    dict(v) for v in CahootsCoop.TEST_VARIANTS
-]
-
-
+VARIANTS: list[dict[str, Any]] = variants(CahootsCoop)
 
 
 def _opts(**options: Any) -> dict[str, Any]:

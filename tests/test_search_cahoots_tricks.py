@@ -27,12 +27,11 @@ from tests.search_checks import (
     fingerprint,
     record_game,
     replay,
+    variants,
 )
 
 ENV = "cahoots_tricks"
-VARIANTS: list[dict[str, Any]] = [{"num_players": n} for n in CahootsTricks.PLAYER_COUNTS] + [
-    dict(v) for v in CahootsTricks.TEST_VARIANTS
-]
+VARIANTS: list[dict[str, Any]] = variants(CahootsTricks)
 RANDOM_SPLIT = [v for v in VARIANTS if v.get("point_split") == "random"]
 REPLAYABLE = [v for v in VARIANTS if v not in RANDOM_SPLIT]
 

@@ -28,12 +28,11 @@ from tests.search_checks import (
     fingerprint,
     record_game,
     replay,
+    variants,
 )
 
 ENV = "cahoots_envs/kansas_city-v1"
-VARIANTS: list[dict[str, Any]] = [{"num_players": n} for n in KansasCity.PLAYER_COUNTS] + [
-    dict(v) for v in KansasCity.TEST_VARIANTS
-]
+VARIANTS: list[dict[str, Any]] = variants(KansasCity)
 
 
 def _name(options: dict[str, Any]) -> str:

@@ -12,14 +12,10 @@ import pytest
 import cahoots_envs
 from cahoots_envs.games.texas_euchre import search
 from cahoots_envs.games.texas_euchre.rules import PHASE_PLAY, TexasEuchre, parse_face
-from tests.search_checks import check_fast_bot, check_worlds, record_game
+from tests.search_checks import check_fast_bot, check_worlds, record_game, variants
 
 ENV = "texas_euchre"
-VARIANTS: list[dict[str, Any]] = [{"num_players": n} for n in TexasEuchre.PLAYER_COUNTS] + [
-    dict(v) for v in TexasEuchre.TEST_VARIANTS
-]
-
-
+VARIANTS: list[dict[str, Any]] = variants(TexasEuchre)
 
 
 def _opts(**options: Any) -> dict[str, Any]:
