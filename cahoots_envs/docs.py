@@ -6,7 +6,8 @@ index table sit between marker comments and are generated here from the game's `
 (with the env's ``render_mode`` argument) and ``Layout``; so do the ``actions`` and
 ``observation`` rows of the header table between ``<!-- spaces -->`` markers (the action count
 and observation size for every player count; the header's other rows are the page's own).
-``docs/<game>.md`` is a copy of the docstring for the README to link to. Run ``python -m cahoots_envs.docs`` after changing options or a layout; the test suite
+A game that declares a global state (``state_layout``) also gets its state index table between
+``<!-- state-table -->`` markers. ``docs/<game>.md`` is a copy of the docstring for the README to link to. Run ``python -m cahoots_envs.docs`` after changing options or a layout; the test suite
 fails while a table is stale.
 """
 
@@ -19,6 +20,7 @@ from pathlib import Path
 
 from cahoots_envs.core.options import RENDER_MODE, OptionSet
 from cahoots_envs.core.spec import GameSpec
+from cahoots_envs.core.state import state_layout
 from cahoots_envs.registry import builtin_games, game_spec
 
 ROOT = Path(__file__).resolve().parent
@@ -87,10 +89,14 @@ def fill_spaces(spec: GameSpec, block: str) -> str:
 
 def tables(spec: GameSpec) -> dict[str, str]:
     options = spec.resolve_options({})
-    return {
+    out = {
         "options-table": options_table(spec),
         "observation-table": spec.layout(options).markdown_table(),
     }
+    if spec.has("state_layout"):
+        out["state-table"] = state_layout(spec.state_layout, spec.layout(options),
+                                          options).markdown_table()
+    return out
 
 
 def fill_tables(spec: GameSpec, source: str) -> str:

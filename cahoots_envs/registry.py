@@ -1,7 +1,9 @@
 """The game registry: env ids, ``make``, ``list_envs``, and registering games (CONTRACT §1).
 
 Every game, built in or not, is a ``GameSpec`` (``core/spec.py``) registered here; PettingZoo's
-own registry gets each id too, so ``pettingzoo.make("aec", "cahoots_envs/<game>-v<N>")`` works.
+own registry gets each id too, so ``pettingzoo.make("aec", "cahoots_envs/<game>-v<N>")`` and
+``pettingzoo.make("parallel", ...)`` work, and Gymnasium's gets the single-seat env of each game
+as ``cahoots_envs/<game>_seat-v<N>`` (``gymnasium.make``; see ``training/seat_env.py``).
 
 - The built-in games are listed once, in ``BUILTIN_GAMES`` (``module:attribute`` of each spec).
 - Games published by other packages are found through the entry-point group
@@ -19,6 +21,7 @@ from collections.abc import Callable
 from importlib.metadata import entry_points
 from typing import Any
 
+import gymnasium
 import pettingzoo
 
 from cahoots_envs.core.spec import NAMESPACE, SPEC_LOOKUP, GameSpec
@@ -65,10 +68,12 @@ def register_game(spec: GameSpec, *, replace: bool = False) -> str:
     GAMES[name] = spec.version
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # PettingZoo warns when an id is overridden
-        pettingzoo.register("aec", spec.env_id, entry_point=_Factory(spec.env_id))
-        for old in range(spec.version):  # so pettingzoo.make(<retired id>) says what to use
-            pettingzoo.register("aec", f"{NAMESPACE}/{name}-v{old}",
-                                entry_point=_Factory(f"{NAMESPACE}/{name}-v{old}"))
+        for api in ("aec", "parallel"):
+            pettingzoo.register(api, spec.env_id, entry_point=_Factory(spec.env_id, api))
+            for old in range(spec.version):  # so pettingzoo.make(<retired id>) says what to use
+                pettingzoo.register(api, f"{NAMESPACE}/{name}-v{old}",
+                                    entry_point=_Factory(f"{NAMESPACE}/{name}-v{old}", api))
+        gymnasium.register(seat_env_id(spec), entry_point=_SeatFactory(spec.env_id))
     return spec.env_id
 
 
@@ -85,16 +90,48 @@ def _unregister_pettingzoo(env_id: str) -> None:
     name, _, version = env_id.rpartition("-v")
     for v in range(int(version) + 1):
         pettingzoo.aec_registry.pop(f"{name}-v{v}", None)
+        pettingzoo.parallel_registry.pop(f"{name}-v{v}", None)
+    gymnasium.registry.pop(f"{name}_seat-v{version}", None)
+
+
+def seat_env_id(spec: GameSpec) -> str:
+    """The Gymnasium id of a game's single-seat env, e.g. ``cahoots_envs/kansas_city_seat-v1``."""
+    return f"{NAMESPACE}/{spec.name}_seat-v{spec.version}"
 
 
 class _Factory:
-    """PettingZoo's entry point for one id: builds the protected env through ``make``."""
+    """PettingZoo's entry point for one id: builds the protected env (``make``) or its parallel
+    view (``make_parallel``)."""
+
+    def __init__(self, env_id: str, api: str = "aec") -> None:
+        self.env_id = env_id
+        self.api = api
+
+    def __call__(self, **options: Any) -> Any:
+        return (make if self.api == "aec" else make_parallel)(self.env_id, **options)
+
+
+class _SeatFactory:
+    """Gymnasium's entry point for a game's seat env: ``gymnasium.make(id, **kwargs)`` takes the
+    ``SeatEnv`` arguments (``opponents``, ``learner_seat``, ``team``, ``seed``,
+    ``illegal_action``, ``render_mode``) and the game's options (``num_players``, ...)."""
+
+    SEAT_ARGUMENTS = ("opponents", "learner_seat", "team", "seed", "illegal_action", "render_mode")
 
     def __init__(self, env_id: str) -> None:
         self.env_id = env_id
 
-    def __call__(self, **options: Any) -> Any:
-        return make(self.env_id, **options)
+    def __call__(self, **kwargs: Any) -> Any:
+        from cahoots_envs.training.seat_env import SeatEnv
+
+        seat = {k: kwargs.pop(k) for k in self.SEAT_ARGUMENTS if k in kwargs}
+        options = kwargs.pop("options", None)
+        if options is not None and not isinstance(options, dict):
+            raise ValueError(f"options= takes a dict of game options, got {type(options).__name__}")
+        game_options = {**(options or {}), **kwargs}
+        # one line naming what is wrong, before any table is dealt
+        game_spec(self.env_id).resolve_options(dict(game_options))
+        return SeatEnv(self.env_id, game_options, **seat)
 
 
 def builtin_games() -> list[GameSpec]:
@@ -176,6 +213,15 @@ def make(env_id: str, **options: Any) -> Any:
     from cahoots_envs.core.aec import CardGameEnv
 
     return CardGameEnv(game_spec(env_id), protected=True, **options)
+
+
+def make_parallel(env_id: str, **options: Any) -> Any:
+    """The PettingZoo parallel env (``parallel_env()``) for ``env_id``: turn-based, see
+    ``cahoots_envs.core.parallel``."""
+    from cahoots_envs.core.aec import CardGameEnv
+    from cahoots_envs.core.parallel import CardGameParallelEnv
+
+    return CardGameParallelEnv(CardGameEnv(game_spec(env_id), protected=True, **options))
 
 
 def make_raw(env_id: str, **options: Any) -> Any:

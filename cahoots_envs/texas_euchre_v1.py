@@ -1,7 +1,7 @@
 """Texas Euchre (``cahoots_envs/texas_euchre-v1``)."""
 
 from cahoots_envs.games.texas_euchre import env as _page
-from cahoots_envs.games.texas_euchre.env import env, raw_env
+from cahoots_envs.games.texas_euchre.env import env, parallel_env, raw_env
 
 __doc__ = _page.__doc__
-__all__ = ["env", "raw_env"]
+__all__ = ["env", "parallel_env", "raw_env"]

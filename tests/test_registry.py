@@ -15,6 +15,7 @@ from importlib.metadata import EntryPoint
 from pathlib import Path
 from typing import Any
 
+import gymnasium
 import numpy as np
 import pettingzoo
 import pytest
@@ -35,6 +36,8 @@ def scratch_registry() -> Any:
     """Leave both registries exactly as they were, whatever a test registers or removes."""
     specs, games = dict(registry._SPECS), dict(GAMES)
     pz = dict(pettingzoo.aec_registry)
+    pz_parallel = dict(pettingzoo.parallel_registry)
+    gym_ids = dict(gymnasium.registry)
     yield
     registry._SPECS.clear()
     registry._SPECS.update(specs)
@@ -42,6 +45,10 @@ def scratch_registry() -> Any:
     GAMES.update(games)
     pettingzoo.aec_registry.clear()
     pettingzoo.aec_registry.update(pz)
+    pettingzoo.parallel_registry.clear()
+    pettingzoo.parallel_registry.update(pz_parallel)
+    gymnasium.registry.clear()
+    gymnasium.registry.update(gym_ids)
 
 
 # ---- registration ---------------------------------------------------------------------------

@@ -26,8 +26,9 @@ from cahoots_envs.core.game import Game, action_id, describe_actions
 from cahoots_envs.core.layout import OBS_DTYPE
 from cahoots_envs.core.options import RENDER_MODE
 from cahoots_envs.core.spec import GameSpec
+from cahoots_envs.core.state import StateLayout, state_layout
 from cahoots_envs.core.text import short_repr
-from cahoots_envs.errors import EnvNotResetError, IllegalActionError
+from cahoots_envs.errors import EnvNotResetError, IllegalActionError, NotAvailableError
 
 ILLEGAL_ACTION_REWARD = -1.0
 DEAL_ERROR_SHOWN = 500  # characters of a game's deal error kept in the message
@@ -76,7 +77,18 @@ class CardGameEnv(AECEnv):
             }
         )
         self._action_space = spaces.Discrete(self.num_actions)
+        # the space dicts of PettingZoo's classic envs: the same objects for every agent
+        self.observation_spaces: dict[str, spaces.Space] = dict.fromkeys(
+            self.possible_agents, self._observation_space)
+        self.action_spaces: dict[str, spaces.Space] = dict.fromkeys(
+            self.possible_agents, self._action_space)
         self._obs_size = self.layout.size
+        # the global state (state() / state_space), where the game declares it
+        self.state_layout: StateLayout | None = None
+        if spec.has("state_layout"):
+            self.state_layout = state_layout(spec.state_layout, self.layout, self.options)
+            state_low, state_high = self.state_layout.bounds()
+            self.state_space = spaces.Box(low=state_low, high=state_high, dtype=OBS_DTYPE)
         self._rng: np.random.Generator | None = None
         self.game: Game | None = None
         self._legal: list[int] | None = None
@@ -220,7 +232,15 @@ class CardGameEnv(AECEnv):
         return mask
 
     def state(self) -> np.ndarray:
-        raise NotImplementedError("card games expose per-player observations only; see observe()")
+        """The global state (``state_space``): every seat's hand and private facts, one row per
+        absolute seat, and every public fact once, with seats in absolute order; never the order
+        of future chance events. Its index table is on the env's doc page; ``observation_from_state``
+        of ``env.state_layout`` rebuilds any seat's observation from it."""
+        game = self._game_or_raise()
+        if self.state_layout is None:
+            raise NotAvailableError(f"global state is not available for {self.game_spec.name} "
+                                    "(its GameSpec declares no state_layout)")
+        return self.state_layout.encode(game, np.zeros(self.state_layout.size, OBS_DTYPE))
 
     # ---- stepping -------------------------------------------------------------------------
     def step(self, action: Any) -> None:

@@ -218,6 +218,40 @@ Hidden from you: the other hands (unless `open_hands`), the order and content of
 and which goals are in the goal deck or out of the game. The cards not yet seen follow from
 `hand`, `played` and (with `open_hands`) `other_hands`, since each card exists twice.
 
+## Global state
+
+`env.state()` (the parallel env's `state()` too) returns one float32 vector, `env.state_space`,
+for centralised critics: every seat's private facts (its hand above all) in one row per
+absolute seat, and every public fact once, with per-seat rows in absolute seat order (as seat 0
+sees them: in the meanings below "you" is seat 0 for public rows, and the row's own seat for
+private rows). It is built from the observations, so it holds everything any seat sees and
+nothing no seat sees: never the order of future chance events. `env.state_layout.
+observation_from_state(state, seat)` rebuilds any seat's observation from it (the test suite
+checks this on random games of every player count and variant). Its layout is declared in
+`cahoots_envs/games/cahoots_coop/state.py`; the table is for the default options.
+
+<!-- state-table -->
+| index | name | shape | range | kind | meaning |
+|---|---|---|---|---|---|
+| 0–83 | `hand` | 3×28 | 0–2 | private, one row per absolute seat | own cards, count per kind (two copies), index `colour*7 + number-1`, colours G, O, P, V |
+| 84–251 | `other_hands` | 3×2×28 | 0–2 | private, one row per absolute seat | with `open_hands`: the others' cards, count per kind, rows: the next player clockwise first (all zero when hands are hidden) |
+| 252–254 | `hand_sizes` | 3 | 0–4 | public, rows by absolute seat | cards in each hand, rows: you, then the others clockwise |
+| 255–366 | `tops` | 4×28 | 0–1 | public | top card of piles 0–3, one-hot per pile by kind |
+| 367–394 | `played` | 28 | 0–2 | public | every card on the piles (tops and covered), count per kind |
+| 395 | `draw_pile` | 1 | 0–1 | public | cards in the draw pile / 48 |
+| 396–731 | `my_plays` | 3×28×4 | 0–1 | private, one row per absolute seat | 1 where a card of your hand may go on that pile now (indexed like the actions: `kind*4 + pile`), on your turn or not |
+| 732–1067 | `play_completes` | 3×28×4 | 0–1 | private, one row per absolute seat | for each of those plays, the visible goals it would complete at once / 4 (before replacements are turned up) |
+| 1068–1407 | `goals` | 4×85 | 0–1 | public | the visible goals, 85 features per slot (table below); all zero for an empty slot |
+| 1408–1457 | `completed` | 50 | 0–1 | public | goals completed so far (setup included), by id |
+| 1458–1461 | `goal_counts` | 4 | 0–1 | public | goals completed, goals remaining, goals in the goal deck, goals in the game; each / 50 |
+| 1462–1464 | `to_move` | 3 | 0–1 | public, rows by absolute seat | relative seat to move (one-hot; all zero when the game is over) |
+| 1465–1466 | `rules` | 2 | 0–1 | public | 1 if `open_hands`; 1 if `multicolour_mode='disjunctive'` |
+| 1467–1838 | `plays` | 3×2×62 | 0–1 | public, rows by absolute seat | the last 2 plays of each seat (the last 2 laps), rows: you, then the others clockwise; per row its latest play first, 62 features per play (table below); all zero for a play not yet made |
+| 1839–1922 | `played_by` | 3×28 | 0–2 | public, rows by absolute seat | every card each seat has played this game, count per kind, rows: you, then the others clockwise |
+| 1923–2072 | `completed_by` | 3×50 | 0–1 | public, rows by absolute seat | the goals each seat's plays completed, by id, rows: you, then the others clockwise (goals met at setup are in no row) |
+| 2073–2122 | `last_completed` | 50 | 0–1 | public | the goals the latest play completed, by id (before the first play: the goals met at setup) |
+<!-- /state-table -->
+
 ## Actions
 
 | ids | text | meaning |
@@ -310,6 +344,8 @@ both teams):
 from __future__ import annotations
 
 from cahoots_envs.core.aec import env_factories
+from cahoots_envs.core.parallel import parallel_factory
 from cahoots_envs.games.cahoots_coop.spec import SPEC
 
 raw_env, env = env_factories(SPEC)
+parallel_env = parallel_factory(SPEC)

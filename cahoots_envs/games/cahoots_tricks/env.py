@@ -137,6 +137,52 @@ scores are public; there is no suit to follow, so there are no voids to infer):
 - Which winner received which point card is not encoded: it never bears on play (the scores
   hold its whole effect).
 
+## Global state
+
+`env.state()` (the parallel env's `state()` too) returns one float32 vector, `env.state_space`,
+for centralised critics: every seat's private facts (its hand above all) in one row per
+absolute seat, and every public fact once, with per-seat rows in absolute seat order (as seat 0
+sees them: in the meanings below "you" is seat 0 for public rows, and the row's own seat for
+private rows). It is built from the observations, so it holds everything any seat sees and
+nothing no seat sees: never the order of future chance events. `env.state_layout.
+observation_from_state(state, seat)` rebuilds any seat's observation from it (the test suite
+checks this on random games of every player count and variant). Its layout is declared in
+`cahoots_envs/games/cahoots_tricks/state.py`; the table is for the default options.
+
+<!-- state-table -->
+| index | name | shape | range | kind | meaning |
+|---|---|---|---|---|---|
+| 0–119 | `hand` | 4×30 | 0–2 | private, one row per absolute seat | own hand, count per card, index `suit*5 + value-4`, suits S H D C U R |
+| 120–149 | `trick_pool` | 30 | 0–2 | public | trick cards not yet picked in keep/kill, count per card, index `suit*5 + value-4`, suits S H D C U R |
+| 150–179 | `point_pool` | 30 | 0–2 | public | point cards still to draft (face-value draft), count per card, index `suit*5 + value-4`, suits S H D C U R |
+| 180–209 | `killed` | 30 | 0–2 | public | cards killed this game, count per card, index `suit*5 + value-4`, suits S H D C U R |
+| 210–239 | `reserve_drawn` | 30 | 0–1 | public | reserve cards added to point cards (3 players) |
+| 240–359 | `unseen` | 4×30 | 0–2 | private, one row per absolute seat | cards in the other hands that you cannot see (not known from keeps) |
+| 360–479 | `known_hands` | 4×30 | 0–2 | public, rows by absolute seat | cards each relative seat kept and has not played since: publicly known to be in its hand; rows: you, then the others clockwise |
+| 480–509 | `played` | 30 | 0–22 | public | times each card was played this game (kept cards can be played again) |
+| 510–629 | `kept` | 4×30 | 0–11 | public, rows by absolute seat | times each relative seat kept each card this game |
+| 630–749 | `played_by` | 4×30 | 0–22 | public, rows by absolute seat | times each relative seat played each card this game (0–22: 2 plays a trick, 11 tricks) |
+| 750–869 | `killed_by` | 4×30 | 0–2 | public, rows by absolute seat | cards each relative seat killed this game (a killed card leaves play, so 0–2 copies) |
+| 870–893 | `identities` | 4×6 | 0–1 | public, rows by absolute seat | suits on each relative seat's identity card (S H D C U R) |
+| 894–1133 | `trick_plays` | 4×2×30 | 0–1 | public, rows by absolute seat | current trick: per relative seat, the card it played in lap 1 and in lap 2 (one-hot by card) |
+| 1134–1139 | `suit_totals` | 6 | 0–1 | public | running total of each suit in the trick / 48 |
+| 1140–1145 | `winning_suits` | 6 | 0–1 | public | suits with the highest total so far (the winning suits once the trick is played out) |
+| 1146–1149 | `scoring_winners` | 4 | 0–1 | public, rows by absolute seat | relative seats with the most winning suits on their identity card: who would score if the trick ended now |
+| 1150–1389 | `trick_picks` | 4×2×30 | 0–1 | public, rows by absolute seat | this trick's keep/kill picks (public): per relative seat, the card kept and the card killed |
+| 1390–1629 | `last_trick_plays` | 4×2×30 | 0–1 | public, rows by absolute seat | last completed trick: per relative seat, the card it played in lap 1 and in lap 2 (one-hot by card; all zero before the first trick ends) |
+| 1630–1869 | `last_trick_picks` | 4×2×30 | 0–1 | public, rows by absolute seat | last completed trick's keep/kill picks: per relative seat, the card kept and the card killed (one-hot) |
+| 1870–1875 | `last_trick_winning_suits` | 6 | 0–1 | public | the last completed trick's winning suits (S H D C U R) |
+| 1876–1879 | `last_trick_scoring_winners` | 4 | 0–1 | public, rows by absolute seat | relative seats that scored the last completed trick |
+| 1880–1883 | `last_trick_points` | 4 | 0–1 | public, rows by absolute seat | points each relative seat got from the last completed trick / the most a trick can give (4; 32 with face value) |
+| 1884–1887 | `hand_sizes` | 4 | 0–1 | public, rows by absolute seat | cards in hand per relative seat / 12 |
+| 1888–1891 | `scores` | 4 | 0–1 | public, rows by absolute seat | score per relative seat / the game's points (44; 288 with face value) |
+| 1892–1902 | `trick_number` | 11 | 0–1 | public | the current trick, 1–11 (one-hot) |
+| 1903–1906 | `start_player` | 4 | 0–1 | public, rows by absolute seat | relative seat of the start player (one-hot) |
+| 1907–1909 | `phase` | 3 | 0–1 | public | decision phase: play, keep_kill, draft (one-hot; all zero when the game is over) |
+| 1910–1911 | `keep_kill_pass` | 2 | 0–1 | public | keep/kill pass 1 or 2 (one-hot, during keep/kill) |
+| 1912–1915 | `to_move` | 4 | 0–1 | public, rows by absolute seat | relative seat to move (one-hot; all zero when the game is over) |
+<!-- /state-table -->
+
 ## Actions
 
 | ids | text | meaning |
@@ -206,6 +252,8 @@ The game has a world sampler for the search bots (`cahoots_envs.search`; module
 from __future__ import annotations
 
 from cahoots_envs.core.aec import env_factories
+from cahoots_envs.core.parallel import parallel_factory
 from cahoots_envs.games.cahoots_tricks.spec import SPEC
 
 raw_env, env = env_factories(SPEC)
+parallel_env = parallel_factory(SPEC)

@@ -133,6 +133,52 @@ Hidden from you: the suits of other players' cards, including the faces of their
 `card_backs='hidden'` also the ranks of the others' cards in hand and of the passes between
 other players.
 
+## Global state
+
+`env.state()` (the parallel env's `state()` too) returns one float32 vector, `env.state_space`,
+for centralised critics: every seat's private facts (its hand above all) in one row per
+absolute seat, and every public fact once, with per-seat rows in absolute seat order (as seat 0
+sees them: in the meanings below "you" is seat 0 for public rows, and the row's own seat for
+private rows). It is built from the observations, so it holds everything any seat sees and
+nothing no seat sees: never the order of future chance events. `env.state_layout.
+observation_from_state(state, seat)` rebuilds any seat's observation from it (the test suite
+checks this on random games of every player count and variant). Its layout is declared in
+`cahoots_envs/games/kansas_city/state.py`; the table is for the default options.
+
+<!-- state-table -->
+| index | name | shape | range | kind | meaning |
+|---|---|---|---|---|---|
+| 0–223 | `hand` | 4×56 | 0–1 | private, one row per absolute seat | own cards in hand (not upgraded), one-hot by card, index `suit*8 + rank-1`, suits A–G |
+| 224–447 | `own_upgraded` | 4×56 | 0–1 | private, one row per absolute seat | own upgraded trumps by printed face (private) |
+| 448–479 | `hand_ranks` | 4×8 | 0–7 | public, rows by absolute seat | cards of each rank 1–8 in each hand (public backs), rows: you, then the others clockwise (with `card_backs='hidden'` the others' rows are zero) |
+| 480–511 | `trump_ranks` | 4×8 | 0–1 | public, rows by absolute seat | 1 if that player holds an unplayed trump of that rank, rows relative as above |
+| 512–767 | `trick` | 4×64 | 0–1 | public, rows by absolute seat | current trick: per relative seat, the face card played (56) or the trump rank played (8) |
+| 768–771 | `trick_leader` | 4 | 0–1 | public, rows by absolute seat | relative seat that led the current trick (one-hot) |
+| 772–995 | `played` | 4×56 | 0–1 | private, one row per absolute seat | cards played this hand whose face you know: every face-up card and your own upgraded ones, one-hot by card, index `suit*8 + rank-1`, suits A–G |
+| 996–1003 | `trumps_played` | 8 | 0–7 | public | trumps played this hand, count per rank |
+| 1004–1007 | `tricks_won` | 4 | 0–14 | public, rows by absolute seat | tricks won this hand per relative seat |
+| 1008–1011 | `fours_captured` | 4 | 0–7 | public, rows by absolute seat | 4s captured this hand per relative seat |
+| 1012–1015 | `scores` | 4 | 0–10 | public, rows by absolute seat | cumulative score per relative seat / 100 |
+| 1016–1025 | `hand_number` | 10 | 0–1 | public | index of the current hand (one-hot) |
+| 1026–1035 | `hands_total` | 10 | 0–1 | public | hands in this game (one-hot at hands-1) |
+| 1036–1039 | `dealer` | 4 | 0–1 | public, rows by absolute seat | relative seat of the dealer (one-hot) |
+| 1040–1042 | `phase` | 3 | 0–1 | public | decision phase: pass, play, upgrade (one-hot; all zero when the game is over) |
+| 1043–1046 | `to_move` | 4 | 0–1 | public, rows by absolute seat | relative seat to move (one-hot; all zero when the game is over) |
+| 1047–1270 | `passed` | 4×56 | 0–1 | private, one row per absolute seat | the cards you passed this hand (once chosen) |
+| 1271–1494 | `received` | 4×56 | 0–1 | private, one row per absolute seat | the cards you received this hand (after the exchange) |
+| 1495–1550 | `set_aside` | 56 | 0–1 | public | the public set-aside card (5 players only) |
+| 1551–1578 | `voids` | 4×7 | 0–1 | public, rows by absolute seat | 1 if that player is known to lack the suit A–G for the rest of the hand: it failed to follow it this hand (K9); rows relative as above |
+| 1579–1802 | `played_by` | 4×56 | 0–1 | public, rows by absolute seat | face-up cards each player played into completed tricks this hand, one-hot by card, index `suit*8 + rank-1`, suits A–G; rows relative as above |
+| 1803–1834 | `trumps_played_by` | 4×8 | 0–7 | public, rows by absolute seat | upgraded trumps each player played into completed tricks this hand, count per rank 1–8; rows relative as above |
+| 1835–1962 | `passed_ranks` | 4×4×8 | 0–3 | private, one row per absolute seat | cards of each rank 1–8 each player passed this hand (public backs; yours once chosen, the others' after the exchange; with `card_backs='hidden'` only yours and your right neighbour's, whose cards you received); rows relative as above |
+| 1963–1966 | `hand_size` | 4 | 0–14 | public, rows by absolute seat | cards in each hand, upgraded trumps not counted; rows relative as above |
+| 1967–2222 | `last_trick` | 4×64 | 0–1 | public, rows by absolute seat | the last completed trick (this hand's, or the previous hand's until the first trick of this one is completed; all zero before any): per relative seat the face card (56) or trump rank (8) it played |
+| 2223–2226 | `last_trick_leader` | 4 | 0–1 | public, rows by absolute seat | relative seat that led the last completed trick (one-hot) |
+| 2227–2230 | `last_trick_winner` | 4 | 0–1 | public, rows by absolute seat | relative seat that won the last completed trick (one-hot) |
+| 2231–2234 | `next_leader` | 4 | 0–1 | public, rows by absolute seat | relative seat that leads the trick in progress or, in the pass phase, the upgrade step and between tricks, the next trick (one-hot; all zero when the game is over) |
+| 2235 | `hidden_backs` | 1 | 0–1 | public | 1 if `card_backs='hidden'` (the others' ranks in hand and their passes are not shown) |
+<!-- /state-table -->
+
 ## Actions
 
 | ids (4 players) | text | meaning |
@@ -211,6 +257,8 @@ The game has a world sampler for the search bots (`cahoots_envs.search`; module
 from __future__ import annotations
 
 from cahoots_envs.core.aec import env_factories
+from cahoots_envs.core.parallel import parallel_factory
 from cahoots_envs.games.kansas_city.spec import SPEC
 
 raw_env, env = env_factories(SPEC)
+parallel_env = parallel_factory(SPEC)

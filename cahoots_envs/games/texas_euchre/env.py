@@ -142,6 +142,50 @@ matters to:
   the win; the rank is updated round by round from the previous rank and the new points, so
   its cost does not grow with the game.
 
+## Global state
+
+`env.state()` (the parallel env's `state()` too) returns one float32 vector, `env.state_space`,
+for centralised critics: every seat's private facts (its hand above all) in one row per
+absolute seat, and every public fact once, with per-seat rows in absolute seat order (as seat 0
+sees them: in the meanings below "you" is seat 0 for public rows, and the row's own seat for
+private rows). It is built from the observations, so it holds everything any seat sees and
+nothing no seat sees: never the order of future chance events. `env.state_layout.
+observation_from_state(state, seat)` rebuilds any seat's observation from it (the test suite
+checks this on random games of every player count and variant). Its layout is declared in
+`cahoots_envs/games/texas_euchre/state.py`; the table is for the default options.
+
+<!-- state-table -->
+| index | name | shape | range | kind | meaning |
+|---|---|---|---|---|---|
+| 0–207 | `hand` | 4×52 | 0–2 | private, one row per absolute seat | own hand, count by card (2 with two decks), index `rank*4 + suit`, ranks 2..A = 0..12, suits CDHS |
+| 208–415 | `stakes` | 4×52 | 0–2 | public, rows by absolute seat | face-up stake cards in front of each player (public); rows: you, then the others clockwise |
+| 416–419 | `stake_points` | 4 | 0–10 | public, rows by absolute seat | stake total per relative seat in points / 100 |
+| 420 | `draw_pile_size` | 1 | 0–1 | public | cards left in the draw pile / 100 |
+| 421–424 | `thrower` | 4 | 0–1 | public, rows by absolute seat | relative seat that threw down this round (one-hot; zero before) |
+| 425 | `throw_turn` | 1 | 0–1 | public | draw turns taken this round before the throw down / 100 |
+| 426 | `draw_turns` | 1 | 0–1 | public | draw-phase turns taken this round (throw down included) / 100 |
+| 427–430 | `first_turn_done` | 4 | 0–1 | public, rows by absolute seat | 1 once that relative seat has taken its first turn |
+| 431–434 | `final_lap_due` | 4 | 0–1 | public, rows by absolute seat | 1 while that relative seat still has its final-lap turn |
+| 435–438 | `phase` | 4 | 0–1 | public | decision phase: first_turn, draw, final_lap, play (one-hot; all zero when the game is over) |
+| 439–442 | `to_move` | 4 | 0–1 | public, rows by absolute seat | relative seat to move (one-hot; all zero when the game is over) |
+| 443–446 | `dealer` | 4 | 0–1 | public, rows by absolute seat | relative seat of the dealer (one-hot) |
+| 447–654 | `trick` | 4×52 | 0–1 | public, rows by absolute seat | current trick: the card each relative seat played |
+| 655–658 | `trick_leader` | 4 | 0–1 | public, rows by absolute seat | relative seat that led the current trick (one-hot) |
+| 659–710 | `played` | 52 | 0–2 | public | cards played to tricks this round, count by card (2 with two decks), index `rank*4 + suit`, ranks 2..A = 0..12, suits CDHS |
+| 711–762 | `seen` | 52 | 0–2 | public | every card seen face up this round (stakes and played cards), count by card |
+| 763–970 | `played_by` | 4×52 | 0–2 | public, rows by absolute seat | cards each relative seat played to tricks this round, count by card (2 with two decks) |
+| 971–1178 | `last_discard` | 4×52 | 0–2 | public, rows by absolute seat | cards each relative seat discarded on its latest draw turn this round, count by card (a row of zeros before its first turn and after `discard none`; a throw down keeps the turn before) |
+| 1179–1386 | `last_trick` | 4×52 | 0–1 | public, rows by absolute seat | last completed trick: the card each relative seat played (a round's final trick stays until the next trick phase begins) |
+| 1387–1390 | `last_trick_leader` | 4 | 0–1 | public, rows by absolute seat | relative seat that led the last completed trick (one-hot) |
+| 1391–1394 | `last_trick_winner` | 4 | 0–1 | public, rows by absolute seat | relative seat that took the last completed trick (one-hot) |
+| 1395–1398 | `tricks_won` | 4 | 0–5 | public, rows by absolute seat | tricks taken this round per relative seat |
+| 1399–1402 | `scores` | 4 | 0–2 | public, rows by absolute seat | cumulative score / target score per relative seat (clipped at 2; at least 1 only once the game is over) |
+| 1403–1406 | `last_round_points` | 4 | 0–20 | public, rows by absolute seat | points each relative seat took in the last finished round / 100 (0 in the first round; at most 2 × 832 points) |
+| 1407–1410 | `tiebreak_rank` | 4 | 0–1 | public, rows by absolute seat | FAQ 6 tie-break rank per relative seat / (players − 1): how many seats rank strictly better on the round points read from the latest round back (fewer points in the latest round where they differ is better); of the seats tied for the lowest score the lowest rank wins, equal ranks share |
+| 1411 | `target_score` | 1 | 0–10 | public | the target score / 1000 |
+| 1412 | `reverse` | 1 | 0–1 | public | 1 in Reverse Texas Euchre (lowest card takes the trick) |
+<!-- /state-table -->
+
 ## Actions
 
 | ids (4 players) | text | meaning |
@@ -212,6 +256,8 @@ hand.
 from __future__ import annotations
 
 from cahoots_envs.core.aec import env_factories
+from cahoots_envs.core.parallel import parallel_factory
 from cahoots_envs.games.texas_euchre.spec import SPEC
 
 raw_env, env = env_factories(SPEC)
+parallel_env = parallel_factory(SPEC)
