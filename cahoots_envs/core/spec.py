@@ -21,8 +21,10 @@ Required members (checked when the spec is built, with one line naming what is m
 - ``doc_page``: the file whose module docstring is the game's doc page (rules summary, options,
   observation index table, action table, rewards, version history).
 
-Optional members (``None`` when a game lacks them): ``world_sampler`` (search),
-``state_layout`` (global state), ``batched`` (the batched engine). Asking for one a game lacks
+Optional members (``None`` when a game lacks them): ``world_sampler`` (search, see
+``core/search.py``), ``state_layout`` (the global state: an object with ``state_kinds(options)
+-> {segment: "public" | "seats" | "private"}``, see ``core/state.py``), ``batched`` (the batched
+engine). Asking for one a game lacks
 through ``spec.require(name)`` raises ``NotAvailableError`` saying so, where it is used.
 """
 
