@@ -6,18 +6,33 @@ noise hits every env alike; the table reports the median round. Compare the rati
 ``texas_holdem_v4``), not absolute numbers, across machines.
 
     python benchmarks/bench_envs.py [--seconds 2] [--rounds 3] [--no-classic] [--envs NAMES]
+        [--no-batched] [--num-envs 1,64,1024,4096,8192] [--no-compile] [--no-seat-env]
 
 The table is printed as Markdown. PettingZoo classic comes with ``pip install -e ".[bench]"``
 (``pip install "pettingzoo[classic]"``); without it the ratio column is left out, with a note.
+
+The batched section (``cahoots_envs.vector``, needs numba: the ``fast`` extra) measures, in the
+same run and rounds: decisions/s of every game with a batched engine at each player count and
+each ``--num-envs``, with the observation and mask of every decision and a random legal action
+per game picked in numpy (``vector.random_legal_actions``: one random number per game), and its
+ratio to the AEC path above and to texas_holdem; the engine's state bytes per game beyond the
+observation and mask buffers and the process's RSS per game at 8192 games; the compile time of
+a first ``make``/``reset``/``step`` in a fresh process, cold (``NUMBA_CACHE_DIR`` an empty
+folder) and cached; and the rollout throughput (learner steps/s, random legal learner actions)
+of ``BatchedSeatVecEnv`` against ``SeatVecEnv`` with the zoo's network policy as every opponent
+(needs the ``train`` extra). Games without a batched engine are skipped with a note.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import os
 import platform
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from datetime import date
@@ -98,13 +113,244 @@ def memory_of_live_envs(count: int = 1000) -> float:
     return used
 
 
+# ---- the batched engine -------------------------------------------------------------------------
+NUM_ENVS = (1, 64, 1024, 4096, 8192)
+RATIO_AT = 4096  # the issue's target: >= 40x the AEC path at 4096 games
+
+
+def batched_envs(keys: list[str]) -> tuple[list[tuple[str, str, int]], list[str]]:
+    """(label, env id, players) of every game with a batched engine at every player count, and a
+    note for each game without one."""
+    out, notes = [], []
+    for spec in cahoots_envs.registered_games():
+        if keys and not any(k in spec.name for k in keys):
+            continue
+        if not spec.has("batched"):
+            notes.append(f"{spec.name}: no batched engine, skipped")
+            continue
+        for n in spec.rules.PLAYER_COUNTS:
+            out.append((f"{spec.name}_v{spec.version} ({n}p)", spec.env_id, n))
+    return out, notes
+
+
+def run_batched(env_id: str, players: int, num_envs: int, seconds: float,
+                seed: int) -> float:
+    """Decisions/s of random legal play in ``num_envs`` games in lockstep (every step: the
+    observation and mask of each game, one random legal action per game picked in numpy)."""
+    from cahoots_envs import vector
+
+    vec = vector.make(env_id, num_envs, seed=seed, num_players=players)
+    rng = np.random.default_rng(seed)
+    out = vec.reset()
+    out = vec.step(vector.random_legal_actions(out.mask, rng))  # warm: dispatch, buffers
+    steps = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        for _ in range(8):
+            out = vec.step(vector.random_legal_actions(out.mask, rng))
+        steps += 8
+        now = time.perf_counter()
+        if now >= deadline:
+            break
+    return steps * num_envs / (now - start)
+
+
+def batched_memory(env_id: str, players: int, num_envs: int = 8192) -> tuple[float, float, float]:
+    """Bytes per game: the engine's state beyond the output buffers, its observation and mask
+    buffers, and the process RSS added by ``num_envs`` games a few steps in."""
+    from cahoots_envs import vector
+
+    gc.collect()
+    before = rss_mb()
+    vec = vector.make(env_id, num_envs, seed=0, num_players=players)
+    out = vec.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        out = vec.step(vector.random_legal_actions(out.mask, rng))
+    gc.collect()
+    rss = (rss_mb() - before) * 2**20 / num_envs
+    buffers = (out.obs.nbytes + out.mask.nbytes) / num_envs
+    state = vec.memory_per_game()
+    del vec, out
+    return state, buffers, rss
+
+
+COMPILE_SCRIPT = """
+import time
+start = time.perf_counter()
+import numpy as np
+from cahoots_envs import vector
+vec = vector.make({env_id!r}, 4, seed=0, num_players={players})
+out = vec.reset()
+vec.step(vector.random_legal_actions(out.mask, np.random.default_rng(0)))
+print(time.perf_counter() - start)
+"""
+
+
+def compile_times(env_id: str, players: int) -> tuple[float, float]:
+    """Seconds of a first make/reset/step in a fresh process (imports included): with an empty
+    numba cache (``NUMBA_CACHE_DIR`` a new folder), then again with the cache it filled."""
+    code = COMPILE_SCRIPT.format(env_id=env_id, players=players)
+    times = []
+    with tempfile.TemporaryDirectory(prefix="numba-cache-") as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        for _ in range(2):
+            done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                                  text=True, check=True)
+            times.append(float(done.stdout.strip().splitlines()[-1]))
+    return times[0], times[1]
+
+
+def seat_rollout(kind: str, env_id: str, num_envs: int, seconds: float) -> float:
+    """Learner steps/s of ``SeatVecEnv`` or ``BatchedSeatVecEnv`` (``kind``), random legal
+    learner actions, the zoo's network policy (at its own options) in every opponent seat (a
+    cooperative game: the team plays every seat, no opponents)."""
+    from cahoots_envs import vector
+    from cahoots_envs.policies.loading import list_policies
+
+    name = cahoots_envs.game_spec(env_id).name
+    meta = next(p for p in list_policies() if p["name"] == name)
+    options = dict(meta["game_options"])
+    team = bool(meta["training"]["config"].get("team"))
+    args: dict[str, Any] = {"options": options, "seed": 0, "team": team,
+                            "opponents": "random" if team else f"zoo:{name}"}
+    if kind == "SeatVecEnv":
+        from cahoots_envs.training import SeatVecEnv
+
+        venv: Any = SeatVecEnv(env_id, num_envs, **args)
+    else:
+        from cahoots_envs.vector.seat_env import BatchedSeatVecEnv
+
+        venv = BatchedSeatVecEnv(env_id, num_envs, **args)
+    rng = np.random.default_rng(0)
+    venv.reset()
+    venv.step(vector.random_legal_actions(venv.action_masks().astype(np.int8), rng))
+    steps = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        venv.step(vector.random_legal_actions(venv.action_masks().astype(np.int8), rng))
+        steps += 1
+    return steps * num_envs / (time.perf_counter() - start)
+
+
+def numba_available() -> bool:
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def print_batched(args: argparse.Namespace, configs: list[tuple[str, str, int]],
+                  batched: dict[tuple[str, int], list[float]], medians: dict[str, tuple[float, float]],
+                  base: float | None) -> None:
+    sizes = [int(x) for x in args.num_envs.split(",")]
+    print("## Batched engine (cahoots_envs.vector): decisions/s on one core, random legal "
+          "actions picked in numpy")
+    print()
+    ratio_n = RATIO_AT if RATIO_AT in sizes else sizes[-1]
+    head = " | ".join(f"N={n:,}" for n in sizes)
+    extra = f" | x AEC (N={ratio_n:,}) |" + (f" x texas_holdem (N={ratio_n:,}) |" if base else "")
+    print(f"| env | {head}{extra}")
+    print("|---|" + "---:|" * (len(sizes) + 1 + (1 if base else 0)))
+    for label, _env_id, _n in configs:
+        rates = {n: statistics.median(batched[(label, n)]) for n in sizes}
+        aec = medians.get(label, (0.0, 0.0))[0]
+        cells = " | ".join(f"{rates[n]:,.0f}" for n in sizes)
+        ratio = f" {rates[ratio_n] / aec:.0f} |" if aec else " - |"
+        if base:
+            ratio += f" {rates[ratio_n] / base:,.0f} |"
+        print(f"| {label} | {cells} |{ratio}")
+    print()
+    sys.stdout.flush()
+
+
+def batched_extras(args: argparse.Namespace, configs: list[tuple[str, str, int]]) -> None:
+    """Memory, compile time and the seat env, at each game's default player count."""
+    defaults = []
+    for label, env_id, n in configs:
+        if n == cahoots_envs.game_spec(env_id).rules.DEFAULT_PLAYERS:
+            defaults.append((label, env_id, n))
+    print("| env (default players) | state B/game | obs+mask B/game | RSS B/game (8,192 games) "
+          "| compile cold s | compile cached s |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for label, env_id, n in defaults:
+        state, buffers, rss = batched_memory(env_id, n)
+        cold = cached = float("nan")
+        if not args.no_compile:
+            cold, cached = compile_times(env_id, n)
+        print(f"| {label} | {state:,.0f} | {buffers:,.0f} | {rss:,.0f} | {cold:.1f} | "
+              f"{cached:.1f} |")
+        sys.stdout.flush()
+    print()
+    print("State: the engine's arrays per game beyond its output buffers; compile: a first "
+          "make/reset/step in a fresh process, imports included.")
+    print()
+    if args.no_seat_env:
+        return
+    try:
+        import stable_baselines3  # noqa: F401
+        import torch
+    except ImportError:
+        print("note: the seat env comparison needs the train extra (torch, stable-baselines3); "
+              "skipped")
+        return
+    torch.set_num_threads(1)
+    print(f"### Seat env rollout: learner steps/s, {args.seat_envs} games, network opponents "
+          "(the zoo policy), one torch thread")
+    print()
+    print("| env | SeatVecEnv | BatchedSeatVecEnv | ratio |")
+    print("|---|---:|---:|---:|")
+    for label, env_id, _n in defaults:
+        name = cahoots_envs.game_spec(env_id).name
+        if not any(p["name"] == name for p in cahoots_envs.list_policies()):
+            continue
+        rates: dict[str, list[float]] = {"SeatVecEnv": [], "BatchedSeatVecEnv": []}
+        for _ in range(args.rounds):
+            for kind, got in rates.items():
+                got.append(seat_rollout(kind, env_id, args.seat_envs, args.seconds))
+        old, new = (statistics.median(rates[k]) for k in rates)
+        note = " (team: no opponents)" if "coop" in name else ""
+        print(f"| {label}{note} | {old:,.0f} | {new:,.0f} | {new / old:.1f} |")
+        sys.stdout.flush()
+    print()
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=2.0, help="seconds per env per round")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (median reported)")
     parser.add_argument("--no-classic", action="store_true", help="skip the PettingZoo classic envs")
     parser.add_argument("--envs", default="", help="comma-separated substrings to select envs")
+    parser.add_argument("--no-batched", action="store_true", help="skip the batched engine")
+    parser.add_argument("--num-envs", default=",".join(str(n) for n in NUM_ENVS),
+                        help="comma-separated batch sizes of the batched engine")
+    parser.add_argument("--no-compile", action="store_true",
+                        help="skip the compile-time measurement (fresh processes)")
+    parser.add_argument("--no-seat-env", action="store_true",
+                        help="skip the seat env rollout comparison")
+    parser.add_argument("--seat-envs", type=int, default=64,
+                        help="games of the seat env comparison (the training configs' n_envs)")
     args = parser.parse_args(argv)
+    keys = args.envs.split(",") if args.envs else []
+    configs: list[tuple[str, str, int]] = []
+    if not args.no_batched:
+        if not numba_available():
+            print("note: numba is not installed, so the batched section is skipped; install it "
+                  "with pip install \"cahoots-envs[fast]\"", file=sys.stderr)
+        else:
+            configs, notes = batched_envs(keys)
+            for line in notes:
+                print(f"note: {line}", file=sys.stderr)
+    try:  # one core: BLAS (the network opponents' matrix products) on one thread too
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(1)
+    except ImportError:
+        pass
+    sizes = [int(x) for x in args.num_envs.split(",")]
+    batched: dict[tuple[str, int], list[float]] = {(c[0], n): [] for c in configs for n in sizes}
 
     classic = [] if args.no_classic else classic_envs()
     if not args.no_classic and not classic:
@@ -120,6 +366,9 @@ def main(argv: list[str] | None = None) -> None:
         for name, make in candidates:
             steps, games, elapsed = run_for(make, args.seconds, seed=r)
             results[name].append((steps / elapsed, games / elapsed))
+        for label, env_id, n in configs:
+            for size in sizes:
+                batched[(label, size)].append(run_batched(env_id, n, size, args.seconds, seed=r))
     medians = {
         name: (statistics.median(s for s, _ in rs), statistics.median(g for _, g in rs))
         for name, rs in results.items()
@@ -141,7 +390,11 @@ def main(argv: list[str] | None = None) -> None:
     mem = memory_of_live_envs()
     print(f"memory of 1,000 live kansas_city_v1 envs: {mem:.0f} MB "
           f"({mem * 1024 / 1000:.0f} KB per env)")
+    print()
     sys.stdout.flush()
+    if configs:
+        print_batched(args, configs, batched, medians, base)
+        batched_extras(args, configs)
 
 
 if __name__ == "__main__":

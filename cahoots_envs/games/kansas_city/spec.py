@@ -17,4 +17,5 @@ SPEC = GameSpec(
     doc_page=Path(__file__).with_name("env.py"),
     world_sampler=search,
     state_layout=state,
+    batched="cahoots_envs.games.kansas_city.batched",
 )

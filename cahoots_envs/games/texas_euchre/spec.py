@@ -16,5 +16,6 @@ SPEC = GameSpec(
     bot=HeuristicPolicy,
     doc_page=Path(__file__).with_name("env.py"),
     world_sampler=search,
+    batched="cahoots_envs.games.texas_euchre.batched",
     state_layout=state,
 )

@@ -1,0 +1,200 @@
+"""The base class of every game's batched engine (``games/<game>/batched.py`` defines ``Engine``).
+
+An engine plays ``num_envs`` games of one env in lockstep. It owns its output buffers, allocated
+once in ``__init__`` and overwritten in place by ``reset`` and ``step``:
+
+- ``to_move`` (``int64[N]``): the seat to move in each game (after any automatic re-deal);
+- ``obs`` (``float32[N, obs_size]``): the observation of that seat, the AEC env's layout;
+- ``mask`` (``int8[N, num_actions]``): its legal actions;
+- ``rewards`` (``float32[N, num_players]``): this step's reward of every seat (the AEC env's
+  ``RewardRule``: value after minus value before, ``reward_mode`` 'win' or 'points');
+- ``done`` (``bool[N]``): the game finished during this call (and was dealt again);
+- ``deal_rewards`` (``float32[N, num_players]``): what the deal itself paid in games dealt
+  during this call (cahoots_coop in points mode), zero elsewhere;
+- ``final_scores`` (``float64[K, num_players]``) and ``final_obs``
+  (``float32[K, num_players, obs_size]``): the rulebook scores and every seat's final
+  observation of the ``K = done.sum()`` games that finished, in increasing game index (views
+  into buffers that ``final_buffers(k)`` grows on demand).
+
+``reset(rng_state, deals)`` takes one ``uint64`` generator state per game (see ``_numba.py``);
+the engine owns them from then on, so each game's later deals continue its own stream.
+``step(actions)`` gets ``int64[N]`` actions that the caller has already checked against
+``mask``; a negative action (-1) leaves that game as it is: its ``to_move``, ``obs`` and
+``mask`` rows keep their values, its ``rewards`` row is zero and ``done`` False (the batched seat
+env moves only the games where an opponent is to move; ``tests/vector_checks.py`` skips games at
+random to check it). ``game(i)`` rebuilds game ``i`` as a reference ``Game`` in the same state.
+
+The helpers here are plain Python; the kernels live in the game's ``batched.py``.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from cahoots_envs.core.game import Game
+from cahoots_envs.core.layout import OBS_DTYPE
+from cahoots_envs.core.spec import GameSpec
+from cahoots_envs.core.text import short_repr
+
+DEAL_ERROR_SHOWN = 500  # characters of one deal's error kept in the message
+
+# the output buffers: not counted as per-game state by ``memory_per_game``
+OUTPUT_BUFFERS = ("to_move", "obs", "mask", "rewards", "done", "deal_rewards", "final_scores",
+                  "final_obs", "_final_scores_buf", "_final_obs_buf")
+
+
+class BatchedEngine(abc.ABC):
+    """``num_envs`` games of one env in lockstep (see the module docstring).
+
+    ``options`` are the resolved game options (``spec.resolve_options``): ``num_players``,
+    ``reward_mode`` and every game option. A subclass that does not support an option value
+    raises ``ValueError`` naming it (``unsupported_option`` words it)."""
+
+    to_move: np.ndarray
+    obs: np.ndarray
+    mask: np.ndarray
+    rewards: np.ndarray
+    done: np.ndarray
+    deal_rewards: np.ndarray
+    final_scores: np.ndarray
+    final_obs: np.ndarray
+
+    def __init__(self, spec: GameSpec, options: dict[str, Any], num_envs: int) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be an int >= 1, got {short_repr(num_envs)}")
+        self.spec = spec
+        self.rules: type[Game] = spec.rules
+        self.options: dict[str, Any] = dict(options)
+        self.num_envs = n = int(num_envs)
+        self.num_players = p = int(options["num_players"])
+        self.reward_mode: str = options["reward_mode"]
+        self.points_sign = int(spec.rules.POINTS_SIGN)
+        self.obs_size = size = spec.layout(options).size
+        self.num_actions = int(spec.rules.num_actions(options))
+        self.to_move = np.zeros(n, np.int64)
+        self.obs = np.zeros((n, size), OBS_DTYPE)
+        self.mask = np.zeros((n, self.num_actions), np.int8)
+        self.rewards = np.zeros((n, p), np.float32)
+        self.done = np.zeros(n, np.bool_)
+        self.deal_rewards = np.zeros((n, p), np.float32)
+        self._final_scores_buf = np.zeros((0, p), np.float64)
+        self._final_obs_buf = np.zeros((0, p, size), OBS_DTYPE)
+        self.final_scores = self._final_scores_buf
+        self.final_obs = self._final_obs_buf
+
+    # ---- what a game implements ---------------------------------------------------------
+    @abc.abstractmethod
+    def reset(self, rng_state: np.ndarray, deals: list[Any] | None) -> None:
+        """Deal every game anew: from ``deals[i]`` where given (validate them all first with
+        ``check_deals``, before changing anything), else from game ``i``'s stream
+        ``rng_state[i]`` (the engine keeps the array and advances it)."""
+
+    @abc.abstractmethod
+    def step(self, actions: np.ndarray) -> None:
+        """Play ``actions[i]`` (legal, checked by the caller) in every game i; re-deal the games
+        that finish. ``actions[i] < 0``: game i is skipped (rows unchanged, zero rewards, not
+        done)."""
+
+    @abc.abstractmethod
+    def game(self, i: int) -> Game:
+        """Game ``i`` as a reference ``Game`` object in the same state."""
+
+    # ---- helpers for subclasses ---------------------------------------------------------
+    def unsupported_option(self, name: str, allowed: str) -> ValueError:
+        """The error for an option value this engine does not play."""
+        return ValueError(
+            f"the batched engine of {self.spec.env_id} does not support {name}="
+            f"{self.options.get(name)!r}; it supports {allowed} (the AEC env plays every value)"
+        )
+
+    def final_buffers(self, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """``final_scores`` and ``final_obs`` set to views of ``k`` rows (contents left as they
+        were) and returned; the buffers behind them grow (doubling) when ``k`` needs it."""
+        if k > self._final_scores_buf.shape[0]:
+            cap = max(k, min(max(2 * self._final_scores_buf.shape[0], 8), self.num_envs))
+            self._final_scores_buf = np.zeros((cap, self.num_players), np.float64)
+            self._final_obs_buf = np.zeros((cap, self.num_players, self.obs_size), OBS_DTYPE)
+        self.final_scores = self._final_scores_buf[:k]
+        self.final_obs = self._final_obs_buf[:k]
+        return self.final_scores, self.final_obs
+
+    def check_deals(self, deals: Sequence[Any]) -> list[list[dict[str, Any]]]:
+        """Validate ``num_envs`` scripted deals (each one dict, the first hand's deal, or a list
+        of per-hand dicts, as the AEC env's ``reset(options={"deal": ...})`` takes) by building
+        a reference game from each; the first malformed one raises ``ValueError`` naming the
+        game index. Returns each game's deal as a list of per-hand dicts."""
+        n = self.num_envs
+        if isinstance(deals, (str, bytes, Mapping)) or not isinstance(deals, Sequence):
+            raise ValueError(  # noqa: TRY004 (a bad argument value: ValueError, as reset's)
+                f"deals must be a list of {n} scripted deals (one per game), got "
+                f"{short_repr(deals)}")
+        if len(deals) != n:
+            raise ValueError(f"deals must hold one scripted deal per game: {n}, got {len(deals)}")
+        keys = set(self.rules.DEAL_KEYS)
+        out: list[list[dict[str, Any]]] = []
+        for i, deal in enumerate(deals):
+            per_hand = [deal] if isinstance(deal, Mapping) else deal
+            if not isinstance(per_hand, (list, tuple)) or not per_hand or not all(
+                isinstance(d, Mapping) for d in per_hand
+            ):
+                raise ValueError(f"game {i}: a deal is a dict with keys {self.rules.DEAL_KEYS} or "
+                                 f"a list of such dicts, one per hand; got {short_repr(deal)}")
+            for k, one in enumerate(per_hand):
+                extra = set(one) - keys
+                if extra:
+                    raise ValueError(f"game {i}: deal of hand {k + 1}: unknown deal key(s) "
+                                     f"{sorted(extra)}; {self.rules.NAME} deals accept "
+                                     f"{', '.join(self.rules.DEAL_KEYS)}")
+            try:
+                self.new_game(deal)
+            except ValueError as e:
+                message = str(e)
+                if len(message) > DEAL_ERROR_SHOWN:
+                    message = message[:DEAL_ERROR_SHOWN] + " …"
+                raise ValueError(f"game {i}: {message}") from None
+            out.append([dict(d) for d in per_hand])
+        return out
+
+    def new_game(self, deal: Any, seed: int = 0) -> Game:
+        """A reference game dealt from ``deal`` (None: from a generator seeded ``seed``)."""
+        return self.rules(self.options, np.random.default_rng(seed), deal)
+
+    def replay(self, deal: Any, actions: Sequence[int]) -> Game:
+        """A reference game dealt from ``deal`` (a whole-game deal: every hand played so far)
+        with ``actions`` applied in order: the usual body of ``game(i)``."""
+        game = self.new_game(deal)
+        for a in actions:
+            game.apply(int(a))
+        return game
+
+    def memory_per_game(self) -> float:
+        """Bytes of game state per game beyond the output buffers: the numpy arrays this engine
+        holds (an engine with other per-game state, such as Python lists, overrides this)."""
+        total = sum(v.nbytes for k, v in vars(self).items()
+                    if isinstance(v, np.ndarray) and k not in OUTPUT_BUFFERS)
+        return total / self.num_envs
+
+
+def engine_class(spec: GameSpec) -> type[BatchedEngine]:
+    """The batched engine class of ``spec``'s game. Its ``batched`` member names a module whose
+    ``Engine`` subclasses ``BatchedEngine`` (a dotted path such as
+    ``"cahoots_envs.games.kansas_city.batched"``, or the module itself), or the class itself
+    (``"package.module:ClassName"``, or the class object); a game without one raises
+    ``NotAvailableError``."""
+    import importlib
+
+    member = spec.require("batched")
+    if isinstance(member, str):
+        path, _, attribute = member.partition(":")
+        module = importlib.import_module(path)
+        cls = getattr(module, attribute or "Engine", None)
+    else:
+        cls = member if isinstance(member, type) else getattr(member, "Engine", None)
+    if not (isinstance(cls, type) and issubclass(cls, BatchedEngine)):
+        raise TypeError(f"{spec.env_id}: the batched member {member!r} must name a module whose "
+                        "Engine subclasses cahoots_envs.vector.engine.BatchedEngine")
+    return cls
