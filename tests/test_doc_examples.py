@@ -21,7 +21,7 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("**/*.md"))]
 NOT_RUN = re.compile(r"<!-- not-run: (.+?) -->")
 # modules of the optional extras (train, eval, bench): a block needing a missing one is skipped
 OPTIONAL = {"torch", "stable_baselines3", "sb3_contrib", "yaml", "tensorboard", "matplotlib",
-            "tqdm", "openskill"}
+            "tqdm", "openskill", "ray"}
 
 
 def python_blocks() -> list[tuple[str, str]]:

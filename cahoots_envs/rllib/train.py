@@ -1,0 +1,304 @@
+"""RLlib self-play training from a YAML config: ``python training/rllib_train.py --config
+configs/rllib/<game>.yaml``.
+
+    python training/rllib_train.py --config configs/rllib/texas_euchre.yaml
+    python training/rllib_train.py --config configs/rllib/texas_euchre.yaml --address auto
+
+PPO (RLlib, new API stack) with ``MaskedPPOTorchRLModule`` on ``CahootsMultiAgentEnv``, in the
+config's self-play mode (``shared`` or ``snapshots``, optional bot seats). Without ``--address``
+Ray starts on this machine; ``--address auto`` (or ``HOST:PORT``) joins a running Ray cluster
+(``ray start --head``), where ``resources.num_env_runners`` env-runner actors sample in parallel.
+
+A run folder ``runs/<env>__rllib_ppo__<seed>__<time>/`` receives ``config.yaml``, then as the run
+goes ``progress.csv`` (one row per training iteration: env steps, seconds, learner steps per
+second, the trained policy's mean episode return, which in ``shared`` mode adds up every seat,
+and losses) and ``eval.csv`` (the exported policy, greedy, in one seat
+against random and heuristic opponents, seats rotated: win share with its 95% interval; a
+cooperative game: the team win rate), and at the end ``policy.safetensors`` + ``policy.json``
+(the saved-policy format: ``cahoots_envs.load_policy(path, env_id)``, ``cahoots eval``,
+``cahoots play``) and ``checkpoint/`` (RLlib's, for ``Algorithm.from_checkpoint``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime as _dt
+import os
+import shlex
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from cahoots_envs.errors import IncompatiblePolicyError
+from cahoots_envs.policies.saved import PolicyFileError
+from cahoots_envs.rllib.config import (
+    RLlibTrainConfig,
+    load_config,
+    ppo_config_from,
+    to_dict,
+    trained_policy,
+)
+from cahoots_envs.training.config import ConfigError
+
+ALGO = "rllib_ppo"
+ALGORITHM = "PPO (RLlib {ray}, new API stack) self-play, mode {mode}"
+
+
+def run_name(config: RLlibTrainConfig) -> str:
+    env = config.env_id.split("/")[-1]
+    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    return f"{env}__{ALGO}__{config.seed}__{stamp}"
+
+
+def check_runs_dir(runs_dir: Path) -> None:
+    """The folder run folders go in can be made and written (``ConfigError`` if not)."""
+    if runs_dir.exists() and not runs_dir.is_dir():
+        raise ConfigError(f"--runs-dir {runs_dir} is a file; give a folder (made if missing)")
+    existing = runs_dir
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+        raise ConfigError(f"--runs-dir {runs_dir}: cannot write in {existing}; give a folder "
+                          "you can write to")
+
+
+class CsvLog:
+    """A CSV file rewritten with every row, so it is complete whenever the run stops."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.rows: list[dict[str, Any]] = []
+
+    def add(self, row: dict[str, Any]) -> None:
+        self.rows.append(row)
+        fields = list(dict.fromkeys(k for r in self.rows for k in r))
+        with self.path.open("w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=fields)
+            writer.writeheader()
+            writer.writerows(self.rows)
+
+
+class Evaluator:
+    """The exported (numpy, greedy) policy against each opponent through
+    ``cahoots_envs.training.matches``: one seat, rotated (competitive games), or the policy in
+    every seat (cooperative games); rows go to ``eval.csv``."""
+
+    def __init__(self, config: RLlibTrainConfig, run_dir: Path) -> None:
+        import cahoots_envs
+        from cahoots_envs.policies.envinfo import env_info
+
+        self.config = config
+        info = env_info(config.env_id, config.env_options)
+        self.cooperative = bool(info.game_cls.COOPERATIVE)
+        self.opponents: dict[str, Any] = {} if self.cooperative else {
+            spec: cahoots_envs.load_policy(spec, info.env_id, config.env_options,
+                                           seed=config.seed + 7)
+            for spec in config.eval.opponents
+        }
+        self.log = CsvLog(run_dir / "eval.csv")
+
+    def evaluate(self, policy: Any, games: int, seed: int) -> dict[str, Any]:
+        from cahoots_envs.training.matches import seat_matches, team_matches
+
+        env_id, options = self.config.env_id, self.config.env_options
+        if self.cooperative:
+            return {"team": team_matches(env_id, policy, games, options, seed=seed)}
+        return {name: seat_matches(env_id, policy, opponent, games, options, seed=seed)
+                for name, opponent in self.opponents.items()}
+
+    def record(self, steps: int, results: dict[str, Any]) -> None:
+        for name, r in results.items():
+            self.log.add({"timesteps": steps, "opponent": name, "games": r.games,
+                          "win_rate": round(r.win_rate, 4), "ci_low": round(r.ci_low, 4),
+                          "ci_high": round(r.ci_high, 4), "mean_score": round(r.mean_score, 3)})
+
+
+def _get(tree: Any, *keys: str) -> Any:
+    for key in keys:
+        if not isinstance(tree, dict) or key not in tree:
+            return None
+        tree = tree[key]
+    return tree
+
+
+def progress_row(result: dict[str, Any], module_id: str, seconds: float,
+                 start_steps: int) -> dict[str, Any]:
+    """One ``progress.csv`` row from RLlib's result dict."""
+    steps = int(_get(result, "env_runners", "num_env_steps_sampled_lifetime") or 0)
+    learner = _get(result, "learners", module_id) or {}
+
+    def num(value: Any) -> Any:
+        return "" if value is None else round(float(value), 5)
+
+    return {
+        "iteration": int(result.get("training_iteration", 0)),
+        "env_steps": steps,
+        "seconds": round(seconds, 1),
+        "steps_per_second": round((steps - start_steps) / seconds, 1) if seconds > 0 else "",
+        "episodes": int(_get(result, "env_runners", "num_episodes_lifetime") or 0),
+        "episode_return_mean": num(_get(result, "env_runners", "module_episode_returns_mean",
+                                        module_id)),
+        "policy_loss": num(learner.get("policy_loss")),
+        "vf_loss": num(learner.get("vf_loss")),
+        "entropy": num(learner.get("entropy")),
+        "mean_kl": num(learner.get("mean_kl_loss")),
+    }
+
+
+def connect(address: str | None) -> None:
+    """Start Ray here, or join the cluster at ``address`` (``ConfigError`` if it cannot)."""
+    import ray
+
+    if ray.is_initialized():
+        return
+    try:
+        if address:
+            ray.init(address=address, include_dashboard=False)
+        else:
+            ray.init(include_dashboard=False)
+    except ConnectionError as exc:
+        raise ConfigError(f"--address {address}: cannot join a Ray cluster there ({exc}); start "
+                          "one with 'ray start --head' or leave --address out to run Ray "
+                          "here") from None
+
+
+def train(config: RLlibTrainConfig, run_dir: Path, address: str | None = None,
+          command: str = "") -> dict[str, Any]:
+    import ray
+    import torch
+    import yaml
+
+    from cahoots_envs.rllib.export import export, module_of, policy_from_module
+
+    torch.set_num_threads(config.resources.torch_threads)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    print(f"run folder: {run_dir}", flush=True)
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(to_dict(config), sort_keys=False))
+    connect(address)
+    cluster = ray.cluster_resources()
+    print(f"ray {ray.__version__}: {'joined ' + address if address else 'started here'}, "
+          f"{cluster.get('CPU', 0):g} CPUs in the cluster, "
+          f"{config.resources.num_env_runners} env runners", flush=True)
+    algo = ppo_config_from(config).build_algo()
+    module_id = trained_policy(config.self_play.mode)
+    progress = CsvLog(run_dir / "progress.csv")
+    evaluator = Evaluator(config, run_dir)
+    t0 = time.time()
+    steps = 0
+    iteration = 0
+    try:
+        while steps < config.total_timesteps and not (
+                config.time_limit and time.time() - t0 >= config.time_limit):
+            result = algo.train()
+            iteration = int(result.get("training_iteration", iteration + 1))
+            row = progress_row(result, module_id, time.time() - t0, 0)
+            steps = row["env_steps"]
+            progress.add(row)
+            print(f"[iteration {iteration}, {steps:,} steps, {row['seconds']:.0f}s, "
+                  f"{row['steps_per_second']} steps/s] return {row['episode_return_mean']}",
+                  flush=True)
+            if config.eval.every and iteration % config.eval.every == 0:
+                policy = policy_from_module(module_of(algo, module_id))
+                results = evaluator.evaluate(policy, config.eval.games, seed=config.seed + steps)
+                evaluator.record(steps, results)
+                print("  eval: " + ", ".join(f"vs {k} {r.win_rate:.3f}"
+                                             for k, r in results.items()), flush=True)
+        train_seconds = time.time() - t0
+        policy = policy_from_module(module_of(algo, module_id))
+        results = evaluator.evaluate(policy, config.eval.final_games, seed=config.seed + 10**9)
+        evaluator.record(steps, results)
+        evaluation = {name: {**r.as_dict(), "opponent": name, "seats": "rotated",
+                             "deterministic": True} for name, r in results.items()}
+        training = {
+            "algorithm": ALGORITHM.format(ray=ray.__version__, mode=config.self_play.mode),
+            "command": command, "config": to_dict(config), "seed": config.seed,
+            "timesteps": steps, "iterations": iteration, "train_seconds": round(train_seconds, 1),
+            "run": run_dir.name, "module": module_id,
+        }
+        meta = export(algo, run_dir / "policy.safetensors", config.env_id, config.env_options,
+                      module_id=module_id, name=run_dir.name, description=config.description,
+                      training=training, evaluation=evaluation)
+        if config.checkpoint:
+            algo.save_to_path(str((run_dir / "checkpoint").resolve()))
+    finally:
+        algo.stop()
+    return {"run_dir": str(run_dir), "results": results, "metadata": meta, "steps": steps,
+            "seconds": train_seconds}
+
+
+def next_steps(config: RLlibTrainConfig, run_dir: Path) -> list[str]:
+    """What to do with a finished run, as commands with its real paths."""
+    from cahoots_envs.policies.envinfo import env_info
+
+    info = env_info(config.env_id, config.env_options)
+    env = info.env_id.split("/")[-1]
+    policy = shlex.quote(str(run_dir / "policy.safetensors"))
+    players = config.env_options.get("num_players")
+    options = [] if players is None else ["-n", str(players)]
+    for key, value in config.env_options.items():
+        if key not in ("num_players", "reward_mode", "render_mode"):
+            text = str(value).lower() if isinstance(value, bool) or value is None else str(value)
+            options += ["-o", shlex.quote(f"{key}={text}")]
+    opts = "".join(f" {o}" for o in options)
+    lines = ["", "next (the policy needs numpy alone: either virtual environment will do):"]
+    if info.game_cls.COOPERATIVE:
+        lines.append(f"  cahoots eval {env}{opts} {policy} heuristic     # team win rates")
+    else:
+        lines.append(f"  cahoots eval {env}{opts} {policy} heuristic random     # a tournament")
+    lines += [f"  cahoots play {env}{opts} --opponents {policy}     # play against it",
+              f"  python training/strength.py {policy} --games 2000     # the strength table"]
+    if config.checkpoint:
+        lines.append(f"  RLlib checkpoint: {run_dir / 'checkpoint'}")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--config", required=True,
+                        help="a YAML config file, e.g. configs/rllib/texas_euchre.yaml")
+    parser.add_argument("--address", help="join the Ray cluster at this address ('auto': the "
+                        "one started on this machine by 'ray start --head'); default: start Ray "
+                        "here")
+    parser.add_argument("--runs-dir", default="runs", help="where run folders go (default runs/)")
+    parser.add_argument("--total-timesteps", type=int, help="override the config's total_timesteps")
+    parser.add_argument("--time-limit", type=float, help="override the config's time_limit "
+                        "(seconds of training)")
+    parser.add_argument("--seed", type=int, help="override the config's seed")
+    args = parser.parse_args(argv)
+    try:
+        config = load_config(args.config)
+        if args.total_timesteps is not None:
+            if args.total_timesteps <= 0:
+                raise ConfigError(f"--total-timesteps must be positive, got {args.total_timesteps}")
+            config.total_timesteps = args.total_timesteps
+        if args.time_limit is not None:
+            if args.time_limit < 0:
+                raise ConfigError(f"--time-limit must be 0 or more, got {args.time_limit}")
+            config.time_limit = args.time_limit
+        if args.seed is not None:
+            config.seed = args.seed
+        runs_dir = Path(args.runs_dir)
+        check_runs_dir(runs_dir)
+        run_dir = runs_dir / run_name(config)
+        command = ("python training/rllib_train.py "
+                   + " ".join(shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv)))
+        out = train(config, run_dir, address=args.address, command=command)
+    except (ConfigError, PolicyFileError, IncompatiblePolicyError) as exc:
+        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+        return 2
+    print(f"\nrun folder: {out['run_dir']}")
+    print(f"saved policy: {run_dir / 'policy.safetensors'}")
+    print(f"learner steps: {out['steps']:,} in {out['seconds']:.0f}s "
+          f"({out['steps'] / max(out['seconds'], 1e-9):.0f} steps/s)")
+    for name, r in out["results"].items():
+        what = "team win rate" if name == "team" else f"win share in one seat vs {name} opponents"
+        print(f"{what}: {r}")
+    print("\n".join(next_steps(config, run_dir)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
