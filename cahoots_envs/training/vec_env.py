@@ -22,7 +22,52 @@ from cahoots_envs.training.seat_env import Opponents, seat_setup
 from cahoots_envs.training.tables import Table, advance, reseed
 
 
-class SeatVecEnv(VecEnv):
+class VecEnvAttributes(VecEnv):
+    """What SB3's ``VecEnv`` asks of every seat env beyond stepping: ``close``, attribute and
+    method access (``action_masks`` for sb3-contrib), ``env_is_wrapped`` and ``get_images``;
+    shared by ``SeatVecEnv`` and the batched seat env."""
+
+    def action_masks(self) -> np.ndarray:
+        raise NotImplementedError  # each seat env gives its learners' masks
+
+    def close(self) -> None:
+        pass
+
+    # ---- attribute access (sb3-contrib finds masks through env_method("action_masks")) -------
+    def _indices(self, indices: VecEnvIndices) -> list[int]:
+        if indices is None:
+            return list(range(self.num_envs))
+        if isinstance(indices, int):
+            return [indices]
+        return list(indices)
+
+    def has_attr(self, attr_name: str) -> bool:
+        return attr_name == "action_masks" or hasattr(self, attr_name)
+
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
+        return [getattr(self, attr_name) for _ in self._indices(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        setattr(self, attr_name, value)
+
+    def env_method(self, method_name: str, *method_args: Any, indices: VecEnvIndices = None,
+                   **method_kwargs: Any) -> list[Any]:
+        idx = self._indices(indices)
+        if method_name == "action_masks":
+            masks = self.action_masks()
+            return [masks[i] for i in idx]
+        method = getattr(self, method_name)
+        return [method(*method_args, **method_kwargs) for _ in idx]
+
+    def env_is_wrapped(self, wrapper_class: type[gym.Wrapper],
+                       indices: VecEnvIndices = None) -> list[bool]:
+        return [False for _ in self._indices(indices)]
+
+    def get_images(self) -> Sequence[np.ndarray | None]:
+        return [None] * self.num_envs
+
+
+class SeatVecEnv(VecEnvAttributes):
     """``num_envs`` seat games sharing one opponent pool (see ``SeatEnv`` for the arguments);
     ``reward_scale`` multiplies every reward (e.g. to bring ``reward_mode="points"`` to ~1)."""
 
@@ -132,38 +177,3 @@ class SeatVecEnv(VecEnv):
             masks[i, legal] = True
         return masks.copy()
 
-    def close(self) -> None:
-        pass
-
-    # ---- attribute access (sb3-contrib finds masks through env_method("action_masks")) -------
-    def _indices(self, indices: VecEnvIndices) -> list[int]:
-        if indices is None:
-            return list(range(self.num_envs))
-        if isinstance(indices, int):
-            return [indices]
-        return list(indices)
-
-    def has_attr(self, attr_name: str) -> bool:
-        return attr_name == "action_masks" or hasattr(self, attr_name)
-
-    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
-        return [getattr(self, attr_name) for _ in self._indices(indices)]
-
-    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
-        setattr(self, attr_name, value)
-
-    def env_method(self, method_name: str, *method_args: Any, indices: VecEnvIndices = None,
-                   **method_kwargs: Any) -> list[Any]:
-        idx = self._indices(indices)
-        if method_name == "action_masks":
-            masks = self.action_masks()
-            return [masks[i] for i in idx]
-        method = getattr(self, method_name)
-        return [method(*method_args, **method_kwargs) for _ in idx]
-
-    def env_is_wrapped(self, wrapper_class: type[gym.Wrapper],
-                       indices: VecEnvIndices = None) -> list[bool]:
-        return [False for _ in self._indices(indices)]
-
-    def get_images(self) -> Sequence[np.ndarray | None]:
-        return [None] * self.num_envs

@@ -23,18 +23,17 @@ every seat. Needs stable-baselines3 (the ``train`` extra) and numba (the ``fast`
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
-from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices
 
 from cahoots_envs.core.policy import Policy
 from cahoots_envs.errors import IllegalActionError
 from cahoots_envs.training.pool import OpponentPool
 from cahoots_envs.training.seat_env import Opponents, seat_setup
 from cahoots_envs.training.tables import reseed
+from cahoots_envs.training.vec_env import VecEnvAttributes
 from cahoots_envs.vector import VectorGames
 from cahoots_envs.vector import make as make_vector
 
@@ -42,7 +41,7 @@ MAX_ROUNDS = 100_000  # opponent rounds in one step before giving up (a game alw
 LEARNER = -1  # the policy index of the learner's seat(s)
 
 
-class BatchedSeatVecEnv(VecEnv):
+class BatchedSeatVecEnv(VecEnvAttributes):
     """``num_envs`` seat games on ``cahoots_envs.vector`` (see the module docstring); the
     arguments are ``SeatVecEnv``'s."""
 
@@ -297,38 +296,3 @@ class BatchedSeatVecEnv(VecEnv):
         """The learners' legal actions, ``bool[num_envs, num_actions]``."""
         return self.engine.mask.astype(bool)
 
-    def close(self) -> None:
-        pass
-
-    # ---- attribute access (sb3-contrib finds masks through env_method("action_masks")) -------
-    def _indices(self, indices: VecEnvIndices) -> list[int]:
-        if indices is None:
-            return list(range(self.num_envs))
-        if isinstance(indices, int):
-            return [indices]
-        return list(indices)
-
-    def has_attr(self, attr_name: str) -> bool:
-        return attr_name == "action_masks" or hasattr(self, attr_name)
-
-    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
-        return [getattr(self, attr_name) for _ in self._indices(indices)]
-
-    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
-        setattr(self, attr_name, value)
-
-    def env_method(self, method_name: str, *method_args: Any, indices: VecEnvIndices = None,
-                   **method_kwargs: Any) -> list[Any]:
-        idx = self._indices(indices)
-        if method_name == "action_masks":
-            masks = self.action_masks()
-            return [masks[i] for i in idx]
-        method = getattr(self, method_name)
-        return [method(*method_args, **method_kwargs) for _ in idx]
-
-    def env_is_wrapped(self, wrapper_class: type[gym.Wrapper],
-                       indices: VecEnvIndices = None) -> list[bool]:
-        return [False for _ in self._indices(indices)]
-
-    def get_images(self) -> Sequence[np.ndarray | None]:
-        return [None] * self.num_envs
