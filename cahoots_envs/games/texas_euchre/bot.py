@@ -19,10 +19,12 @@ It reads only its own observation through the layout's named views and its actio
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from types import ModuleType
+from typing import Any, ClassVar
 
 import numpy as np
 
+from cahoots_envs.core.layout import OBS_DTYPE
 from cahoots_envs.core.policy import BasePolicy
 from cahoots_envs.games.texas_euchre.rules import DECKS, FACES, HAND_SIZE, PHASES, TexasEuchre
 
@@ -33,8 +35,13 @@ PLAY = PHASES.index("play")
 FINAL_LAP = PHASES.index("final_lap")
 
 
+BATCH_MIN_ROWS = 8  # smaller batches go row by row (the kernel call costs more there)
+
+
 class HeuristicPolicy(BasePolicy):
     name = "heuristic"
+    # ``bot_batched`` once imported (it imports numba), ``False`` where numba is missing
+    _batched: ClassVar[ModuleType | bool | None] = None
 
     def __init__(self, options: Mapping[str, Any], seed: int | None = None) -> None:
         self.num_players = n = int(options["num_players"])
@@ -59,6 +66,49 @@ class HeuristicPolicy(BasePolicy):
         if not action_mask[action]:  # never expected; stay legal whatever happens
             action = int(np.flatnonzero(action_mask)[0])
         return action
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """One action per row, the one ``act`` picks on that row: with numba and at least
+        ``BATCH_MIN_ROWS`` rows of the layout's size and ``OBS_DTYPE``, decided in one compiled
+        call (``bot_batched.decide``, the rows it leaves to ``act`` aside); else row by row. The
+        bot never draws at random, so nothing else depends on the order."""
+        kernels = self._batched_module() if len(observations) >= BATCH_MIN_ROWS else None
+        obs, masks = np.asarray(observations), np.asarray(action_masks)
+        n_actions = self.play_base + FACES
+        if (
+            kernels is None
+            or obs.ndim != 2
+            or obs.shape[1] != self.layout.size
+            or obs.dtype != OBS_DTYPE
+            or masks.shape != (obs.shape[0], n_actions)
+        ):
+            return super().act_batch(observations, action_masks)
+        if masks.dtype in (np.bool_, np.int8, np.uint8):
+            masks = masks.view(np.uint8)
+        else:
+            masks = (masks != 0).view(np.uint8)
+        o = self.layout.offsets
+        actions: np.ndarray = kernels.decide(
+            np.ascontiguousarray(obs), np.ascontiguousarray(masks), o["hand"],
+            o["stake_points"], o["phase"], o["trick"], o["seen"], self.num_players,
+            self.hand_size, np.full(1, self.copies, obs.dtype), self.reverse,
+        )
+        for i in np.flatnonzero(actions == kernels.FALLBACK):  # act raises or decides these
+            actions[i] = self.act(observations[i], action_masks[i])
+        return actions
+
+    @classmethod
+    def _batched_module(cls) -> ModuleType | None:
+        """The numba kernels, imported on first use; ``None`` without numba."""
+        if HeuristicPolicy._batched is None:
+            try:
+                from cahoots_envs.games.texas_euchre import bot_batched
+            except ImportError:
+                HeuristicPolicy._batched = False
+            else:
+                HeuristicPolicy._batched = bot_batched
+        module = HeuristicPolicy._batched
+        return module if isinstance(module, ModuleType) else None
 
     def best_actions(self, observation: np.ndarray, action_mask: np.ndarray) -> list[int]:
         """The moves this bot considers best: it is deterministic (ties go by card order), so
