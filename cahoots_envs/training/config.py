@@ -79,6 +79,10 @@ class PoolConfig:
     policies: dict[str, float] = field(default_factory=dict)  # spec ("zoo:...", path) -> weight
     snapshot_every: int = 50_000  # learner steps between snapshots
     max_snapshots: int = 10  # oldest dropped beyond this
+    # how snapshot seats are filled: "rollout" (one snapshot, drawn uniformly at each rollout's
+    # start, plays every snapshot seat of that rollout: one batched forward pass a round) or
+    # "seat" (a snapshot drawn per seat and episode: one forward pass per snapshot a round)
+    snapshot_draw: str = "rollout"
 
 
 @dataclass
@@ -101,6 +105,14 @@ class PretrainConfig:
     batch_size: int = 512
     learning_rate: float = 1e-3
     value_coef: float = 0.5  # the critic is fitted to the teacher games' returns too
+    # a teacher that breaks ties at random (its ``best_actions`` lists the tied actions) is
+    # imitated with soft targets: the cross-entropy to the uniform distribution over its tied
+    # actions, so the clone learns the set, not the coin; false: its played actions only
+    soft_targets: bool = True
+    # share of the seats that a uniformly random player takes in the teacher's games (engine:
+    # batched; competitive games): only the teacher's seats are imitated, and they then include
+    # positions that weaker opponents bring about (the teacher alone never reaches them)
+    random_seats: float = 0.0
 
 
 @dataclass
@@ -111,7 +123,11 @@ class TrainConfig:
     env_options: dict[str, Any] = field(default_factory=dict)
     seed: int = 0
     total_timesteps: int = 500_000  # learner decisions
-    n_envs: int = 32  # games played side by side in one SeatVecEnv
+    n_envs: int = 32  # games played side by side in one seat VecEnv
+    # "batched": the numba engine (BatchedSeatVecEnv, evaluations on cahoots_envs.vector; needs
+    # numba, in the train extra); "reference": the Python engine (SeatVecEnv; search-bot
+    # opponents need it)
+    engine: str = "batched"
     learner_seat: int | None = None  # None: a random seat each game
     team: bool = False  # cooperative games: one shared policy plays every seat
     reward_scale: float = 1.0  # multiplies training rewards (env_options.reward_mode sets their kind)
@@ -231,6 +247,15 @@ def check(config: TrainConfig) -> None:
     for key, value in positive.items():
         if value <= 0:
             raise ConfigError(f"{key} must be positive, got {value}")
+    choices = {"engine": (config.engine, ("batched", "reference")),
+               "pool.snapshot_draw": (config.pool.snapshot_draw, ("rollout", "seat"))}
+    for key, (choice, allowed) in choices.items():
+        if choice not in allowed:
+            raise ConfigError(f"{key}: {choice!r} is not one of {', '.join(map(repr, allowed))}")
+    if not 0.0 <= config.pretrain.random_seats < 1.0:
+        raise ConfigError(f"pretrain.random_seats: {config.pretrain.random_seats} is not in [0, 1)")
+    if config.pretrain.random_seats > 0 and config.engine != "batched":
+        raise ConfigError("pretrain.random_seats needs engine: batched")
     if config.ppo.activation not in ("tanh", "relu"):
         raise ConfigError(f"ppo.activation: {config.ppo.activation!r} is not 'tanh' or 'relu'")
 

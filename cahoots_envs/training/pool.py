@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from cahoots_envs.core.policy import Policy
+from cahoots_envs.core.policy import BasePolicy, Policy
 
 
 @dataclass
@@ -86,3 +86,45 @@ class OpponentPool:
                                  seed=None if seed is None else seed + 1000 * (i + 1))
             pool.add(spec, spec, policy, weight)
         return pool
+
+
+class SnapshotRotation(BasePolicy):
+    """The pool's snapshots as one opponent that plays one snapshot at a time: ``draw`` picks the
+    snapshot (uniformly, seeded) that plays every seat this opponent holds until the next draw.
+    Training draws at each rollout's start, so all snapshot seats of all games act in one
+    batched forward pass per round instead of one small pass per snapshot."""
+
+    name = "snapshots"
+
+    def __init__(self, max_snapshots: int = 10, seed: int | None = None) -> None:
+        self.max_snapshots = max_snapshots
+        self.snapshots: list[tuple[str, Policy]] = []
+        self.active: Policy | None = None
+        self.active_name = ""
+        self.draw_rng = np.random.default_rng(seed)
+
+    def __len__(self) -> int:
+        return len(self.snapshots)
+
+    @property
+    def names(self) -> list[str]:
+        return [name for name, _ in self.snapshots]
+
+    def add(self, name: str, policy: Policy) -> None:
+        """Add a snapshot (the oldest dropped past ``max_snapshots``); the first one plays at once."""
+        self.snapshots.append((name, policy))
+        if len(self.snapshots) > self.max_snapshots:
+            self.snapshots.pop(0)
+        if self.active is None:
+            self.active_name, self.active = self.snapshots[-1]
+
+    def draw(self) -> None:
+        """Pick the snapshot that plays until the next draw."""
+        if self.snapshots:
+            self.active_name, self.active = self.snapshots[
+                int(self.draw_rng.integers(len(self.snapshots)))]
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        if self.active is None:
+            raise ValueError("no snapshot to play yet: add() one first")
+        return self.active.act_batch(observations, action_masks)

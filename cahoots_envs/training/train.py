@@ -35,8 +35,14 @@ from cahoots_envs.training.config import (
     packaged_configs,
     to_dict,
 )
-from cahoots_envs.training.matches import MatchResult, seat_matches, team_matches
-from cahoots_envs.training.pool import OpponentPool
+from cahoots_envs.training.matches import (
+    MatchResult,
+    batched_available,
+    batched_matches,
+    seat_matches,
+    team_matches,
+)
+from cahoots_envs.training.pool import OpponentPool, SnapshotRotation
 
 ALGO = "maskableppo"
 
@@ -92,7 +98,9 @@ class Evaluator:
         env_id, options = self.config.env_id, self.config.env_options
         results = {}
         for name, opponent in self.opponents.items():
-            if opponent is None:
+            if self.config.engine == "batched":
+                results[name] = batched_matches(env_id, learner, opponent, games, options, seed=seed)
+            elif opponent is None:
                 results[name] = team_matches(env_id, learner, games, options, seed=seed)
             else:
                 results[name] = seat_matches(env_id, learner, opponent, games, options, seed=seed)
@@ -172,8 +180,26 @@ def plot_learning_curve(run_dir: Path, config: TrainConfig) -> Path | None:
     return out
 
 
+def add_snapshot(pool: OpponentPool, rotation: SnapshotRotation | None, snap: MLPPolicy) -> None:
+    """A frozen copy of the learner joins the pool: into the rotation (``snapshot_draw:
+    rollout``, one pool entry playing one snapshot at a time) or as its own entry (``seat``)."""
+    if rotation is None:
+        pool.add("snapshots", snap.name, snap)
+        return
+    rotation.add(snap.name, snap)
+    if not pool.groups.get("snapshots"):
+        pool.add("snapshots", "snapshots", rotation)
+
+
+def snapshot_names(pool: OpponentPool, rotation: SnapshotRotation | None) -> list[str]:
+    if rotation is not None:
+        return rotation.names
+    return [e.name for e in pool.groups.get("snapshots", [])]
+
+
 def make_callback(config: TrainConfig, run_dir: Path, pool: OpponentPool, latest: MLPPolicy,
-                  evaluator: Evaluator, state: dict[str, Any]) -> Any:
+                  evaluator: Evaluator, state: dict[str, Any],
+                  rotation: SnapshotRotation | None = None) -> Any:
     from stable_baselines3.common.callbacks import BaseCallback
 
     class SelfPlay(BaseCallback):
@@ -198,6 +224,8 @@ def make_callback(config: TrainConfig, run_dir: Path, pool: OpponentPool, latest
 
         def _on_rollout_start(self) -> None:
             latest.load_sb3_weights(self.model.policy)
+            if rotation is not None:
+                rotation.draw()  # the snapshot that plays every snapshot seat this rollout
 
         def _on_step(self) -> bool:
             steps = self.num_timesteps
@@ -207,13 +235,13 @@ def make_callback(config: TrainConfig, run_dir: Path, pool: OpponentPool, latest
             if steps // config.pool.snapshot_every != (steps - n_envs) // config.pool.snapshot_every:
                 snap = MLPPolicy.from_sb3(self.model.policy)
                 snap.name = f"snapshot_{steps}"
-                pool.add("snapshots", snap.name, snap)
+                add_snapshot(pool, rotation, snap)
                 state["snapshots"].append(snap.name)
                 save_snapshot(run_dir, snap, config, steps)
             if steps // config.eval.every != (steps - n_envs) // config.eval.every:
                 self.evaluate(steps)
             if steps // config.checkpoint_every != (steps - n_envs) // config.checkpoint_every:
-                checkpoint(self.model, run_dir, pool, steps)
+                checkpoint(self.model, run_dir, pool, steps, rotation)
             return True
 
         def evaluate(self, steps: int) -> None:
@@ -265,11 +293,12 @@ def load_snapshots(run_dir: Path, names: list[str]) -> list[MLPPolicy]:
     return out
 
 
-def checkpoint(model: Any, run_dir: Path, pool: OpponentPool, steps: int) -> None:
+def checkpoint(model: Any, run_dir: Path, pool: OpponentPool, steps: int,
+               rotation: SnapshotRotation | None = None) -> None:
     folder = run_dir / "checkpoints"
     folder.mkdir(parents=True, exist_ok=True)
     model.save(folder / "model.zip")
-    snaps = [e.name for e in pool.groups.get("snapshots", [])]
+    snaps = snapshot_names(pool, rotation)
     (folder / "state.json").write_text(json.dumps({"timesteps": steps, "snapshots": snaps}))
 
 
@@ -281,9 +310,13 @@ def pretrain(config: TrainConfig, model: Any, evaluator: Evaluator) -> dict[str,
     t0 = time.time()
     teacher = load_policy(p.teacher, config.env_id, config.env_options, seed=config.seed + 3)
     demos = collect_demonstrations(config.env_id, config.env_options, teacher, p.games,
-                                   seed=config.seed + 5, reward_scale=config.reward_scale)
+                                   seed=config.seed + 5, reward_scale=config.reward_scale,
+                                   engine=config.engine, soft_targets=p.soft_targets,
+                                   random_seats=p.random_seats)
+    soft = "" if demos.targets is None else (
+        f", soft targets: {float((demos.targets.sum(1) > 1).mean()):.1%} of them ties")
     print(f"behaviour cloning: {len(demos)} decisions from {p.games} {p.teacher} games "
-          f"({time.time() - t0:.0f}s)", flush=True)
+          f"({time.time() - t0:.0f}s{soft})", flush=True)
     stats = behaviour_clone(model.policy, demos, epochs=p.epochs, batch_size=p.batch_size,
                             learning_rate=p.learning_rate, value_coef=p.value_coef,
                             seed=config.seed, log=lambda m: print(m, flush=True))
@@ -305,6 +338,7 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False,
 
     from cahoots_envs.training.vec_env import SeatVecEnv
 
+    check_engine(config)
     torch.set_num_threads(config.torch_threads)
     run_dir.mkdir(parents=True, exist_ok=True)
     print(f"run folder: {run_dir}", flush=True)
@@ -312,17 +346,25 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False,
 
     (run_dir / "config.yaml").write_text(yaml.safe_dump(to_dict(config), sort_keys=False))
     pool = build_pool(config)
-    venv = VecMonitor(SeatVecEnv(config.env_id, config.n_envs, config.env_options,
-                                 opponents=pool, learner_seat=config.learner_seat,
-                                 team=config.team, seed=config.seed,
-                                 reward_scale=config.reward_scale))
+    rotation = (SnapshotRotation(config.pool.max_snapshots, seed=config.seed + 13)
+                if config.pool.snapshot_draw == "rollout" else None)
+    if config.engine == "batched":
+        from cahoots_envs.vector.seat_env import BatchedSeatVecEnv
+
+        seat_vec: Any = BatchedSeatVecEnv
+    else:
+        seat_vec = SeatVecEnv
+    venv = VecMonitor(seat_vec(config.env_id, config.n_envs, config.env_options,
+                               opponents=pool, learner_seat=config.learner_seat,
+                               team=config.team, seed=config.seed,
+                               reward_scale=config.reward_scale))
     state: dict[str, Any] = {"snapshots": []}
     ckpt = run_dir / "checkpoints" / "model.zip"
     if resume and ckpt.is_file():
         saved = json.loads((run_dir / "checkpoints" / "state.json").read_text())
         model = MaskablePPO.load(ckpt, env=venv, device="cpu")  # our own file from this run
         for snap in load_snapshots(run_dir, saved["snapshots"]):
-            pool.add("snapshots", snap.name, snap)
+            add_snapshot(pool, rotation, snap)
             state["snapshots"].append(snap.name)
         print(f"resuming {run_dir} at {model.num_timesteps} steps", flush=True)
     else:
@@ -351,13 +393,13 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False,
     latest.name = "latest"
     if config.pool.latest > 0:
         pool.set_only("latest", "latest", latest)
-    callback = make_callback(config, run_dir, pool, latest, evaluator, state)
+    callback = make_callback(config, run_dir, pool, latest, evaluator, state, rotation)
     t0 = time.time()
     remaining = config.total_timesteps - model.num_timesteps
     if remaining > 0:
         model.learn(remaining, callback=callback, reset_num_timesteps=not resume)
     train_seconds = time.time() - t0
-    checkpoint(model, run_dir, pool, model.num_timesteps)
+    checkpoint(model, run_dir, pool, model.num_timesteps, rotation)
     # final evaluation and the saved policy
     learner = MLPPolicy.from_sb3(model.policy)
     results = evaluator.evaluate(learner, config.eval.final_games, seed=config.seed + 10**9)
@@ -383,6 +425,20 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False,
     plot_learning_curve(run_dir, config)
     venv.close()
     return {"run_dir": str(run_dir), "results": results, "metadata": meta}
+
+
+def check_engine(config: TrainConfig) -> None:
+    """``engine: batched`` needs numba and a game with a batched engine: one line saying what
+    to do otherwise, before any work starts."""
+    if config.engine != "batched" or batched_available(config.env_id, config.env_options):
+        return
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        raise ConfigError("engine: batched needs numba: pip install 'cahoots-envs[train]' (or "
+                          "[fast]), or set engine: reference in the config") from None
+    raise ConfigError(f"engine: batched: {config.env_id} has no batched engine; set engine: "
+                      "reference in the config")
 
 
 def planned_steps(steps: int, rollout: int) -> int:

@@ -77,8 +77,24 @@ class HeuristicPolicy(BasePolicy):
 
     # ---- choosing --------------------------------------------------------------------------
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        best = self.best_actions(observation, action_mask)
+        return self._pick(self.best_actions(observation, action_mask))
+
+    def _pick(self, best: list[int]) -> int:
+        """The bot's tie-break: uniformly at random among ``best`` (one draw only on a tie)."""
         return best[int(self.rng.integers(len(best)))] if len(best) > 1 else best[0]
+
+    def act_batch_with_ties(self, observations: np.ndarray,
+                            action_masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``act_batch`` (the same decisions and random draws as ``act`` row by row) and the
+        tied best moves each row chose among, ``bool[N, num_actions]``: the soft targets that
+        behaviour cloning imitates."""
+        actions = np.zeros(len(observations), np.int64)
+        ties = np.zeros(np.shape(action_masks), np.bool_)
+        for i, (observation, mask) in enumerate(zip(observations, action_masks)):
+            best = self.best_actions(observation, mask)
+            ties[i, best] = True
+            actions[i] = self._pick(best)
+        return actions, ties
 
     def best_actions(self, observation: np.ndarray, action_mask: np.ndarray) -> list[int]:
         """The moves ``act`` breaks its tie among (ascending action ids): the only legal move,

@@ -21,14 +21,17 @@ Ties are broken by the seeded generator, so the bot is deterministic given its s
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from types import ModuleType
+from typing import Any, ClassVar
 
 import numpy as np
 
+from cahoots_envs.core.layout import OBS_DTYPE
 from cahoots_envs.core.policy import BasePolicy
 from cahoots_envs.games.cahoots_tricks.rules import (
     KEEP_BASE,
     KILL_BASE,
+    NUM_ACTIONS,
     NUM_TYPES,
     TAKE_BASE,
     CahootsTricks,
@@ -41,6 +44,10 @@ TRICKS = 11
 
 class HeuristicPolicy(BasePolicy):
     name = "heuristic_cahoots_tricks"
+    # batches of at least this many rows are rated in one compiled call (bot_batched.py)
+    KERNEL_MIN_ROWS: ClassVar[int] = 8
+    # the compiled kernel's module once imported; False once numba turned out to be missing
+    _kernel: ClassVar[ModuleType | bool | None] = None
 
     def __init__(self, options: Mapping[str, Any], seed: int | None = None) -> None:
         self.options = CahootsTricks.OPTIONS.resolve(dict(options))
@@ -48,6 +55,7 @@ class HeuristicPolicy(BasePolicy):
         self.num_players = self.options["num_players"]
         self.face_value = self.options["scoring"] == "face_value"
         self.rng = np.random.default_rng(seed)
+        self._kernel_args: tuple[int, ...] | None = None  # layout offsets the kernel reads
 
     # ---- helpers --------------------------------------------------------------------------
     @staticmethod
@@ -76,6 +84,71 @@ class HeuristicPolicy(BasePolicy):
             return int(legal[0])
         choices = self._best(self._scores(legal, observation))
         return choices[int(self.rng.integers(len(choices)))]
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """One move per row: the moves ``act`` makes on the rows in order, with the same draws
+        from the generator. From ``KERNEL_MIN_ROWS`` rows on and where numba is installed, the
+        rows are rated in one compiled call (``bot_batched.py``) and only the ties are drawn
+        here, row by row."""
+        return self._batch(observations, action_masks, None)
+
+    def act_batch_with_ties(self, observations: np.ndarray,
+                            action_masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``act_batch`` (the same moves and draws) and the tied best moves each row chose
+        among, ``bool[N, num_actions]``: the soft targets that behaviour cloning imitates."""
+        ties = np.zeros((len(observations), NUM_ACTIONS), np.bool_)
+        return self._batch(observations, action_masks, ties), ties
+
+    def _batch(self, observations: np.ndarray, action_masks: np.ndarray,
+               ties: np.ndarray | None) -> np.ndarray:
+        observations, action_masks = np.asarray(observations), np.asarray(action_masks)
+        rows = len(observations)
+        if observations.shape != (rows, self.layout.size) or action_masks.shape != (
+                rows, NUM_ACTIONS):
+            raise ValueError(
+                f"act_batch takes observations [rows, {self.layout.size}] and action masks "
+                f"[rows, {NUM_ACTIONS}], not {observations.shape} and {action_masks.shape}")
+        kernel = self._batch_kernel() if rows >= self.KERNEL_MIN_ROWS else None
+        if kernel is None or observations.dtype != OBS_DTYPE:
+            if ties is not None:
+                for i, (o, m) in enumerate(zip(observations, action_masks)):
+                    ties[i, self.best_actions(o, m)] = True
+            return super().act_batch(observations, action_masks)
+        if self._kernel_args is None:
+            self._kernel_args = kernel.kernel_offsets(self.layout)
+        masks = action_masks
+        if masks.dtype == np.bool_:
+            masks = masks.view(np.int8)
+        elif masks.dtype != np.int8:
+            masks = (masks != 0).view(np.int8)
+        # C-contiguous and writeable, so that every batch takes the one compiled signature
+        counts, moves = kernel.best_sets(
+            np.require(observations, requirements=("C", "W")),
+            np.require(masks, requirements=("C", "W")),
+            self.num_players, self.face_value, *self._kernel_args)
+        chosen = moves[:, 0].copy()
+        if ties is not None:
+            for i, k in enumerate(counts.tolist()):
+                ties[i, moves[i, : max(k, 1)]] = True
+        draw = np.flatnonzero(counts != kernel.FORCED)
+        integers = self.rng.integers
+        for i, k in zip(draw.tolist(), counts[draw].tolist()):
+            if k < 0:
+                raise ValueError(f"row {i} of the batch: {kernel.PROBLEMS[k]}")
+            chosen[i] = moves[i, integers(k)]
+        return chosen
+
+    @classmethod
+    def _batch_kernel(cls) -> ModuleType | None:
+        """The compiled kernel's module, imported on first use; None without numba."""
+        if cls._kernel is None:
+            try:
+                from cahoots_envs.games.cahoots_tricks import bot_batched
+            except ImportError:
+                cls._kernel = False
+            else:
+                cls._kernel = bot_batched
+        return cls._kernel if isinstance(cls._kernel, ModuleType) else None
 
     def best_actions(self, observation: np.ndarray, action_mask: np.ndarray) -> list[int]:
         """The moves the bot rates best (``act`` picks one of them with its generator)."""
