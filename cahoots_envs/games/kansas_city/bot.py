@@ -22,7 +22,8 @@ would choose with ranked backs (the rules of play are the same).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from types import ModuleType
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -39,6 +40,12 @@ from cahoots_envs.games.kansas_city.rules import (
 
 class HeuristicPolicy(BasePolicy):
     name = "heuristic"
+    #: from this many rows on, ``act_batch`` decides them in one compiled call (numba)
+    BATCH_KERNEL_MIN = 8
+    # the compiled kernels' module (``bot_batched.py``), False once numba proved missing
+    _batched: ClassVar[ModuleType | bool | None] = None
+    # the kernels' constants for this bot (``bot_batched.kernel_params``), built on first use
+    _kernel_params: tuple[np.ndarray, np.ndarray] | None = None
 
     def __init__(self, options: Mapping[str, Any], seed: int | None = None) -> None:
         self.num_players = n = int(options["num_players"])
@@ -85,6 +92,31 @@ class HeuristicPolicy(BasePolicy):
     # ---- decisions ---------------------------------------------------------------------------
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         return self.decide(observation, action_mask)
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """``act`` on each row in order. From ``BATCH_KERNEL_MIN`` rows, with numba installed,
+        one compiled call decides every row (``bot_batched.py``) and chooses exactly as ``act``
+        (the bot draws nothing at random); otherwise, or without numba, the row loop."""
+        if len(observations) >= self.BATCH_KERNEL_MIN:
+            kernels = self._batched_module()
+            if kernels is not None:
+                actions = kernels.decide_batch(self, observations, action_masks)
+                if actions is not None:
+                    return actions  # type: ignore[no-any-return]
+        return super().act_batch(observations, action_masks)
+
+    @staticmethod
+    def _batched_module() -> ModuleType | None:
+        """The kernels' module, imported on first use (it imports numba); None without numba."""
+        if HeuristicPolicy._batched is None:
+            try:
+                from cahoots_envs.games.kansas_city import bot_batched
+            except ImportError:
+                HeuristicPolicy._batched = False
+            else:
+                HeuristicPolicy._batched = bot_batched
+        module = HeuristicPolicy._batched
+        return module if isinstance(module, ModuleType) else None
 
     def best_actions(self, observation: np.ndarray, action_mask: np.ndarray) -> list[int]:
         """The moves the bot considers best: it is deterministic (ties are broken by card order,
