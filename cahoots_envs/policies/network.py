@@ -23,6 +23,20 @@ ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
 TORCH_ACTIVATIONS: dict[str, str] = {"Tanh": "tanh", "ReLU": "relu"}
 
 
+def masked_choice(logits: np.ndarray, action_masks: np.ndarray, deterministic: bool,
+                  rng: np.random.Generator) -> np.ndarray:
+    """One legal action per row: the best logit (``deterministic``), else a sample of the masked
+    softmax (Gumbel-max, from ``rng``)."""
+    masks = np.asarray(action_masks) > 0
+    if not masks.any(axis=-1).all():
+        raise ValueError("policy asked to act with an all-zero action mask")
+    logits = logits.astype(np.float64)
+    if not deterministic:
+        logits += rng.gumbel(size=logits.shape)  # Gumbel-max = sampling the softmax
+    logits[~masks] = -np.inf
+    return logits.argmax(axis=-1).astype(np.int64)
+
+
 class MLPPolicy(BasePolicy):
     """``logits = W_k(act(... act(W_1 x + b_1)))``; illegal actions masked out; argmax by default,
     or sampled from the masked softmax (``deterministic=False``, seeded)."""
@@ -127,14 +141,7 @@ class MLPPolicy(BasePolicy):
         return x
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        masks = np.asarray(action_masks) > 0
-        if not masks.any(axis=-1).all():
-            raise ValueError("policy asked to act with an all-zero action mask")
-        logits = self.logits(observations).astype(np.float64)
-        if not self.deterministic:
-            logits += self.rng.gumbel(size=logits.shape)  # Gumbel-max = sampling the softmax
-        logits[~masks] = -np.inf
-        return logits.argmax(axis=-1).astype(np.int64)
+        return masked_choice(self.logits(observations), action_masks, self.deterministic, self.rng)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         return int(self.act_batch(observation[None], action_mask[None])[0])

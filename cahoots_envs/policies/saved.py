@@ -38,12 +38,17 @@ from cahoots_envs.core.policy import BasePolicy
 from cahoots_envs.errors import IncompatiblePolicyError
 from cahoots_envs.policies.envinfo import EnvInfo, env_info
 from cahoots_envs.policies.network import MLPPolicy
+from cahoots_envs.policies.scoring import ARCHITECTURE_TYPE as SCORING_TYPE
+from cahoots_envs.policies.scoring import ActionScoringPolicy
 
 FORMAT = "cahoots-policy"
 FORMAT_VERSION = 1
 METADATA_KEY = "cahoots_policy"
 # a policy's weights; inference is float32 whatever the file holds
 WEIGHT_DTYPES = (np.dtype(np.float16), np.dtype(np.float32))
+# the networks a file may hold, by ``architecture["type"]`` (a file without one holds an MLP)
+NetworkPolicy = MLPPolicy | ActionScoringPolicy
+ARCHITECTURE_TYPES = ("mlp", SCORING_TYPE)
 # what loading reads from the metadata, and its JSON type
 METADATA_TYPES: dict[str, type] = {
     "env_id": str, "env_version": int, "game_options": dict, "layout_fingerprint": str,
@@ -66,7 +71,7 @@ def _package_version() -> str:
 
 
 def metadata_for(
-    policy: MLPPolicy,
+    policy: NetworkPolicy,
     info: EnvInfo,
     *,
     name: str = "",
@@ -89,7 +94,7 @@ def metadata_for(
 
 
 def save_policy(
-    policy: MLPPolicy,
+    policy: NetworkPolicy,
     path: str | Path,
     env_id: str,
     options: Mapping[str, Any] | None = None,
@@ -107,6 +112,11 @@ def save_policy(
             f"network maps {policy.input_size} -> {policy.output_size}, but {info.env_id} has "
             f"{info.layout.size} observation entries and {info.num_actions} actions"
         )
+    if isinstance(policy, ActionScoringPolicy):
+        try:
+            policy.check_layout(info.layout, info.num_actions)
+        except ValueError as exc:
+            raise IncompatiblePolicyError(f"cannot save for {info.env_id}: {exc}") from None
     path = Path(path)
     if path.suffix != ".safetensors":
         path = path.with_suffix(".safetensors")
@@ -247,6 +257,10 @@ def read_policy_file(
                 + (f"{type(metadata[key]).__name__}, not {kind.__name__}" if key in metadata
                    else "missing")
             )
+    kind = metadata["architecture"].get("type", "mlp")
+    if kind not in ARCHITECTURE_TYPES:
+        raise PolicyFileError(f"{path}: architecture type {kind!r} unknown; known: "
+                              f"{', '.join(ARCHITECTURE_TYPES)}")
     return weights, metadata
 
 
@@ -346,6 +360,14 @@ class SavedPolicy(MLPPolicy):
     option_differences: dict[str, tuple[Any, Any]]
 
 
+class SavedActionScoringPolicy(ActionScoringPolicy):
+    """An ``ActionScoringPolicy`` loaded from a file, with its ``metadata``."""
+
+    name = "saved"
+    metadata: dict[str, Any]
+    option_differences: dict[str, tuple[Any, Any]]
+
+
 def load_saved_policy(
     path: str | Path,
     env_id: str,
@@ -363,10 +385,17 @@ def load_saved_policy(
         return load_sb3_zip(path, info, seed=seed, deterministic=deterministic)
     tensors, metadata = read_policy_file(path)
     differences = check_compatible(metadata, info, source=str(path))
+    policy: SavedPolicy | SavedActionScoringPolicy
     try:
-        policy = cast(SavedPolicy, SavedPolicy.from_tensors(
-            tensors, metadata["architecture"], deterministic=deterministic, seed=seed
-        ))
+        if metadata["architecture"].get("type", "mlp") == SCORING_TYPE:
+            policy = cast(SavedActionScoringPolicy, SavedActionScoringPolicy.from_tensors(
+                tensors, metadata["architecture"], deterministic=deterministic, seed=seed
+            ))
+            policy.check_layout(info.layout, info.num_actions)
+        else:
+            policy = cast(SavedPolicy, SavedPolicy.from_tensors(
+                tensors, metadata["architecture"], deterministic=deterministic, seed=seed
+            ))
     except (KeyError, TypeError, ValueError, IndexError) as exc:
         raise PolicyFileError(f"{path}: weights do not match the declared architecture: {exc}") from None
     if policy.input_size != info.layout.size or policy.output_size != info.num_actions:

@@ -1,0 +1,213 @@
+"""The action-scoring network: numpy and torch agree, it saves and loads, plays only legal
+moves, learns a small problem, and refuses a corrupt file with one clear line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from safetensors import safe_open
+from safetensors.numpy import save_file
+
+from cahoots_envs.policies.envinfo import env_info
+from cahoots_envs.policies.loading import load_policy
+from cahoots_envs.policies.saved import (
+    METADATA_KEY,
+    PolicyFileError,
+    read_policy_file,
+    save_policy,
+)
+from cahoots_envs.policies.scoring import ActionScoringPolicy
+from cahoots_envs.training.imitation import Demonstrations
+from cahoots_envs.training.scoring import ScoringNet, clone_action_scorer, export_policy
+
+ENV = "cahoots_coop-v1"
+OPTIONS = {"num_players": 3, "difficulty": "normal"}
+SEGMENTS = ["my_plays", "play_completes"]
+
+
+def small_net(seed: int = 0, direct: bool = False) -> tuple[ScoringNet, list[int]]:
+    info = env_info(ENV, OPTIONS)
+    offsets = [info.layout.offsets[s] for s in SEGMENTS]
+    torch.manual_seed(seed)
+    net = ScoringNet(info.layout.size, info.num_actions, offsets, (32, 16), 8, (16,), "relu",
+                     direct)
+    with torch.no_grad():  # nonzero biases and a visible embedding, so every term counts
+        for p in net.parameters():
+            p.add_(0.1 * torch.randn_like(p))
+    return net, offsets
+
+
+def real_batch(n: int = 64, seed: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    from cahoots_envs.vector import make as make_vector
+
+    info = env_info(ENV, OPTIONS)
+    vec = make_vector(ENV, n, **{k: v for k, v in info.options.items() if k != "render_mode"})
+    vec.reset(seed=seed)
+    return vec.engine.obs.copy().astype(np.float32), vec.engine.mask.astype(np.bool_).copy()
+
+
+def test_segments_are_one_entry_per_action_id() -> None:
+    # my_plays[kind * PILES + pile] is 1 exactly where playing that card on that pile is legal
+    obs, masks = real_batch(32)
+    at = env_info(ENV, OPTIONS).layout.offsets["my_plays"]
+    np.testing.assert_array_equal(obs[:, at:at + masks.shape[1]] > 0, masks)
+
+
+@pytest.mark.parametrize("activation,direct", [("relu", False), ("tanh", False), ("relu", True)])
+def test_numpy_and_torch_logits_agree(activation: str, direct: bool) -> None:
+    info = env_info(ENV, OPTIONS)
+    offsets = [info.layout.offsets[s] for s in SEGMENTS]
+    torch.manual_seed(3)
+    net = ScoringNet(info.layout.size, info.num_actions, offsets, (32, 16), 8, (16, 8), activation,
+                     direct)
+    policy = export_policy(net, SEGMENTS, offsets)
+    obs, _ = real_batch(64)
+    with torch.no_grad():
+        want = net(torch.as_tensor(obs)).numpy()
+    assert want.shape == (64, info.num_actions)
+    np.testing.assert_allclose(policy.logits(obs), want, atol=1e-5)
+
+
+@pytest.mark.parametrize("direct", [False, True])
+def test_save_load_round_trip_and_legal_moves(tmp_path: Path, direct: bool) -> None:
+    net, offsets = small_net(direct=direct)
+    policy = export_policy(net, SEGMENTS, offsets)
+    meta = save_policy(policy, tmp_path / "p.safetensors", ENV, OPTIONS, name="scorer")
+    assert meta["architecture"]["type"] == "action_scoring"
+    assert meta["architecture"]["action_segments"] == SEGMENTS
+    assert meta["architecture"]["direct"] is direct
+    loaded = load_policy(str(tmp_path / "p.safetensors"), ENV, OPTIONS)
+    assert isinstance(loaded, ActionScoringPolicy)
+    obs, masks = real_batch(128, seed=4)
+    np.testing.assert_array_equal(loaded.logits(obs), policy.logits(obs))
+    actions = loaded.act_batch(obs, masks)
+    np.testing.assert_array_equal(actions, policy.act_batch(obs, masks))
+    assert masks[np.arange(len(actions)), actions].all()
+    # the scores favour illegal moves: masking must still keep them out, greedy and sampled
+    bad = ~masks & (np.arange(masks.shape[1]) % 3 == 0)
+    rigged = ActionScoringPolicy.from_tensors(policy.tensors(), policy.architecture())
+    rigged.logits = lambda o: np.where(bad, 50.0, 0.0).astype(np.float32)  # type: ignore[method-assign]
+    sampler = ActionScoringPolicy.from_tensors(policy.tensors(), policy.architecture(),
+                                               deterministic=False, seed=2)
+    for p in (rigged, sampler):
+        chosen = p.act_batch(obs, masks)
+        assert masks[np.arange(len(chosen)), chosen].all()
+    assert loaded.act(obs[0], masks[0]) == actions[0]
+    float16 = save_policy(policy, tmp_path / "h.safetensors", ENV, OPTIONS, weights_dtype="float16")
+    assert float16["architecture"]["weights_dtype"] == "float16"
+    assert isinstance(load_policy(str(tmp_path / "h.safetensors"), ENV, OPTIONS),
+                      ActionScoringPolicy)
+
+
+def synthetic(n: int, seed: int) -> Demonstrations:
+    """The teacher plays the legal move whose play_completes entry is largest (ties: all of
+    them); the rest of the observation is zero."""
+    info = env_info(ENV, OPTIONS)
+    rng = np.random.default_rng(seed)
+    a = info.num_actions
+    obs = np.zeros((n, info.layout.size), np.float32)
+    masks = rng.random((n, a)) < 0.15
+    masks[np.arange(n), rng.integers(a, size=n)] = True
+    completes = np.where(masks, rng.integers(0, 3, size=(n, a)) / 4, 0).astype(np.float32)
+    obs[:, info.layout.slice("my_plays")] = masks
+    obs[:, info.layout.slice("play_completes")] = completes
+    best = np.where(masks, completes, -1.0)
+    targets = best == best.max(axis=1, keepdims=True)
+    return Demonstrations(obs, masks, targets.argmax(1), np.zeros(n, np.float32), targets)
+
+
+def small_clone(demos: Demonstrations, epochs: int) -> tuple[ActionScoringPolicy, dict]:  # type: ignore[type-arg]
+    return clone_action_scorer(demos, ENV, OPTIONS, SEGMENTS, trunk_sizes=(16,),
+                               embedding_size=4, head_sizes=(16,), epochs=epochs,
+                               batch_size=128, lr=3e-3, seed=1, log=None)
+
+
+def test_clone_learns_a_synthetic_problem() -> None:
+    policy, stats = small_clone(synthetic(2048, seed=0), epochs=8)
+    assert stats["agreement"] > 0.95
+    fresh = synthetic(1024, seed=1)  # decisions it never saw
+    assert fresh.targets is not None
+    chance = float((fresh.targets.sum(1) / fresh.masks.sum(1)).mean())
+    chosen = policy.act_batch(fresh.observations, fresh.masks)
+    assert fresh.targets[np.arange(len(chosen)), chosen].mean() > 0.95 > chance + 0.2
+    assert [row["epoch"] for row in stats["epochs"]] == list(range(1, 9))
+
+
+def test_clone_is_deterministic_for_a_seed() -> None:
+    demos = synthetic(256, seed=2)
+    (one, one_stats), (two, two_stats) = small_clone(demos, 1), small_clone(demos, 1)
+    assert one_stats["loss"] == two_stats["loss"]
+    np.testing.assert_array_equal(one.logits(demos.observations), two.logits(demos.observations))
+
+
+def test_clone_refuses_a_segment_the_layout_lacks() -> None:
+    info = env_info(ENV, OPTIONS)
+    demos = Demonstrations(np.zeros((4, info.layout.size), np.float32),
+                           np.ones((4, info.num_actions), np.bool_), np.zeros(4, np.int64),
+                           np.zeros(4, np.float32))
+    with pytest.raises(ValueError, match="'nope' is not in the") as exc:
+        clone_action_scorer(demos, ENV, OPTIONS, ["nope"], epochs=1, log=None)
+    assert "\n" not in str(exc.value)
+    with pytest.raises(ValueError, match="not one per action"):
+        clone_action_scorer(demos, ENV, OPTIONS, ["hand"], epochs=1, log=None)
+
+
+def rewrite(path: Path, out: Path, change_arch=None, change_tensors=None) -> Path:  # type: ignore[no-untyped-def]
+    with safe_open(str(path), framework="np") as f:
+        meta = json.loads(f.metadata()[METADATA_KEY])
+        tensors = {k: f.get_tensor(k) for k in f.keys()}  # noqa: SIM118
+    if change_arch:
+        change_arch(meta["architecture"])
+    if change_tensors:
+        change_tensors(tensors)
+    save_file(tensors, str(out), metadata={METADATA_KEY: json.dumps(meta)})
+    return out
+
+
+def _set(key: str, value: object):  # type: ignore[no-untyped-def]
+    return lambda arch: arch.__setitem__(key, value)
+
+
+@pytest.mark.parametrize("change_arch,change_tensors,message", [
+    (_set("action_segments", ["nope", "play_completes"]), None, "'nope' is not in the"),
+    (_set("action_segments", ["hand", "play_completes"]), None, "not one per action"),
+    (_set("action_segment_offsets", [0, 1]), None, "but the layout puts them at"),
+    (_set("embedding_size", 9), None, "embedding.weight is"),
+    (_set("trunk_sizes", [env_info(ENV, OPTIONS).layout.size, 32, 17]), None, "do not match the declared sizes"),
+    (None, lambda t: t.__setitem__("head.0.weight", t["head.0.weight"][:, :-1]), "head layer 0"),
+    (None, lambda t: t.pop("head.1.bias"), "head.1.weight or .bias missing"),
+    (None, lambda t: t.__setitem__("extra", np.zeros(2, np.float32)), "unexpected tensors"),
+    (None, lambda t: t.pop("direct.bias"), "direct.weight or .bias missing"),
+    (_set("direct", False), None, "unexpected tensors"),
+    (None, lambda t: t.__setitem__("direct.bias", t["direct.bias"][:-1]), "direct weight"),
+    (_set("type", "transformer"), None, "architecture type 'transformer' unknown"),
+])
+def test_corrupt_architecture_is_refused(tmp_path: Path, change_arch, change_tensors,  # type: ignore[no-untyped-def]
+                                         message: str) -> None:
+    net, offsets = small_net(direct=True)
+    good = tmp_path / "good.safetensors"
+    save_policy(export_policy(net, SEGMENTS, offsets), good, ENV, OPTIONS)
+    bad = rewrite(good, tmp_path / "bad.safetensors", change_arch, change_tensors)
+    with pytest.raises(PolicyFileError, match=message) as exc:
+        load_policy(str(bad), ENV, OPTIONS)
+    assert "\n" not in str(exc.value)
+
+
+def test_nonfinite_weights_are_refused(tmp_path: Path) -> None:
+    net, offsets = small_net()
+    good = tmp_path / "good.safetensors"
+    save_policy(export_policy(net, SEGMENTS, offsets), good, ENV, OPTIONS)
+
+    def poison(t: dict[str, np.ndarray]) -> None:
+        t["embedding.weight"] = t["embedding.weight"].copy()
+        t["embedding.weight"][0, 0] = np.nan
+
+    bad = rewrite(good, tmp_path / "nan.safetensors", None, poison)
+    with pytest.raises(PolicyFileError, match="non-finite"):
+        read_policy_file(bad)
