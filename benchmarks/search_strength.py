@@ -15,7 +15,10 @@ Rows (every lineup of a row plays the same deals: game g is dealt by seed ``--se
 Each finished game is appended to ``--out`` at once (default
 ``benchmarks/results/search_strength.jsonl``); a rerun skips the games already there, so an
 interrupted run continues where it stopped. ``--candidate`` measures another search spec (e.g.
-``search@worlds=16:heuristic``); each spec is its own lineup in the file. Decision times are
+``search@worlds=16:heuristic``); each spec is its own lineup in the file. ``--opponent`` puts
+another policy in the three other seats of the competitive rows (default ``heuristic``; e.g.
+``--opponent zoo:kansas_city --candidate search`` for search against three zoo networks: the
+reference lineup is then the heuristic against the same three). Decision times are
 those of the candidate's seats, measured in the same run: the mean over all its decisions, the
 mean over the searched ones, and the slowest. Intervals are 95% (Wilson for win rates, normal
 for win shares).
@@ -64,24 +67,25 @@ def _policy(spec: str, env_id: str, options: dict[str, Any]) -> Any:
     return _POLICIES[key]
 
 
-def play_one(task: tuple[str, str, int, int]) -> dict[str, Any]:
-    """Game ``game`` of ``row`` with ``candidate`` (one seat, or the whole cooperative team)."""
+def play_one(task: tuple[str, str, int, int, str]) -> dict[str, Any]:
+    """Game ``game`` of ``row`` with ``candidate`` (one seat against ``opponent`` in the others,
+    or the whole cooperative team)."""
     from cahoots_envs.core.driver import win_shares
     from cahoots_envs.evaluation import play_game
     from cahoots_envs.search import SearchStats
 
-    row, candidate, game, seed = task
+    row, candidate, game, seed, opponent = task
     env_id, options = ROWS[row]
     n = options["num_players"]
     coop = row.startswith("coop")
     seat = game % n
-    specs = [candidate] * n if coop else ["heuristic"] * n
+    specs = [candidate] * n if coop else [opponent] * n
     if not coop:
         specs[seat] = candidate
     # one object per seat: a search seat's stats are its own
     lineup = []
     for s, spec in enumerate(specs):
-        policy = _policy(spec, env_id, options) if spec == "heuristic" else \
+        policy = _policy(spec, env_id, options) if not spec.startswith("search") else \
             __import__("cahoots_envs").load_policy(spec, env_id, options, seed=s)
         lineup.append(policy)
     measured = range(n) if coop else [seat]
@@ -98,7 +102,8 @@ def play_one(task: tuple[str, str, int, int]) -> dict[str, Any]:
         score = 1.0 if result.won else 0.0
     else:
         score = win_shares(result.outcome)[seat]
-    return {"row": row, "candidate": candidate, "game": game, "seed": seed, "seat": seat,
+    return {"row": row, "candidate": candidate, "opponent": "" if coop else opponent,
+            "game": game, "seed": seed, "seat": seat,
             "score": score, "turns": result.turns, "wall_seconds": round(wall, 4),
             **{k: (round(v, 6) if isinstance(v, float) else v) for k, v in stats.as_dict().items()}}
 
@@ -130,19 +135,27 @@ def interval(scores: list[float], binary: bool) -> tuple[float, float, float]:
     return mean, max(0.0, mean - half), min(1.0, mean + half)
 
 
+def opponent_of(record: dict[str, Any]) -> str:
+    """The other seats' policy (records written before ``--opponent`` existed: heuristic)."""
+    if record["row"].startswith("coop"):
+        return ""
+    return record.get("opponent") or "heuristic"
+
+
 def summary(records: list[dict[str, Any]]) -> str:
-    groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
     for r in records:
-        groups[(r["row"], r["candidate"])].append(r)
+        groups[(r["row"], r["candidate"], opponent_of(r))].append(r)
     lines = [("| row | lineup | games | win rate (95% CI) | target "
               "| ms/decision (all / searched / max) | searched | rollouts/searched | s/game |"),
              "|---|---|---|---|---|---|---|---|---|"]
     order = sorted(groups.items(),
-                   key=lambda kv: (list(ROWS).index(kv[0][0]), kv[0][1] != "heuristic", kv[0][1]))
-    for (row, cand), rs in order:
+                   key=lambda kv: (list(ROWS).index(kv[0][0]), kv[0][2], kv[0][1] != "heuristic",
+                                   kv[0][1]))
+    for (row, cand, opp), rs in order:
         rs = sorted({r["game"]: r for r in rs}.values(), key=lambda r: r["game"])
         mean, lo, hi = interval([r["score"] for r in rs], binary=row.startswith("coop"))
-        lineup = (f"team of {cand}" if row.startswith("coop") else f"{cand} + 3 heuristic")
+        lineup = (f"team of {cand}" if row.startswith("coop") else f"{cand} + 3 {opp}")
         dec = sum(r["decisions"] for r in rs)
         timing = "—"
         searched = "—"
@@ -155,7 +168,8 @@ def summary(records: list[dict[str, Any]]) -> str:
             timing = f"{all_ms:.1f} / {s_ms:.1f} / {max_ms:.0f}"
             searched = f"{s_dec / dec:.0%}"
             per_search = f"{sum(r['rollouts'] for r in rs) / max(s_dec, 1):.0f}"
-        target = f"≥ {TARGETS[row]:.2f}" if cand != "heuristic" else ""
+        target = f"≥ {TARGETS[row]:.2f}" if cand.startswith("search") and opp in (
+            "heuristic", "") else ""
         wall = sum(r["wall_seconds"] for r in rs) / len(rs)
         lines.append(f"| {row} | {lineup} | {len(rs)} | {mean:.3f} ({lo:.3f}–{hi:.3f}) | {target} "
                      f"| {timing} | {searched} | {per_search} | {wall:.2f} |")
@@ -170,6 +184,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="game g is dealt by seed SEED+g")
     parser.add_argument("--candidate", default="search",
                         help="the search spec measured (default 'search' = search:heuristic)")
+    parser.add_argument("--opponent", default="heuristic",
+                        help="the policy in the other seats of the competitive rows")
     parser.add_argument("--workers", type=int, default=1, help="processes (results do not depend on it)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--summary", action="store_true", help="print the table and stop")
@@ -187,12 +203,16 @@ def main(argv: list[str] | None = None) -> int:
     import cahoots_envs
 
     try:  # a bad spec fails now, not in a worker
-        cahoots_envs.load_policy(args.candidate, ROWS[args.rows[0]][0], ROWS[args.rows[0]][1])
+        for spec in (args.candidate, args.opponent):
+            for row in args.rows:
+                if spec != args.opponent or not row.startswith("coop"):
+                    cahoots_envs.load_policy(spec, ROWS[row][0], ROWS[row][1])
     except (ValueError, cahoots_envs.NotAvailableError) as e:
         parser.error(str(e))
-    done = {(r["row"], r["candidate"], r["game"]) for r in read_done(args.out)}
-    tasks = [(row, cand, g, args.seed + g) for row in args.rows for cand in ("heuristic", args.candidate)
-             for g in range(args.games) if (row, cand, g) not in done]
+    done = {(r["row"], r["candidate"], opponent_of(r), r["game"]) for r in read_done(args.out)}
+    tasks = [(row, cand, g, args.seed + g, args.opponent) for row in args.rows
+             for cand in dict.fromkeys(("heuristic", args.candidate)) for g in range(args.games)
+             if (row, cand, "" if row.startswith("coop") else args.opponent, g) not in done]
     print(f"{len(tasks)} games to play ({len(done)} already in {args.out}); "
           f"{platform.processor() or platform.machine()}, {args.workers} worker(s)", flush=True)
     start = time.perf_counter()

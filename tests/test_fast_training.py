@@ -48,10 +48,10 @@ def test_batched_matches_agree_with_the_reference_matches() -> None:
 def test_batched_team_matches_agree_with_the_reference() -> None:
     env, options = "cahoots_coop-v1", {"num_players": 3, "difficulty": "beginner"}
     team = load_policy("heuristic", env, options, seed=1)
-    fast = batched_matches(env, team, None, 200, options, seed=5)
-    ref = team_matches(env, team, 200, options, seed=5)
+    fast = batched_matches(env, team, None, 120, options, seed=5)
+    ref = team_matches(env, team, 120, options, seed=5)
     assert fast.chance == 0.0 and 0.35 < fast.win_rate < 0.8
-    assert abs(fast.win_rate - ref.win_rate) < 0.15
+    assert abs(fast.win_rate - ref.win_rate) < 0.2
     assert fast.mean_score > 10  # goals completed by the team bot
 
 
@@ -125,16 +125,20 @@ def test_tied_moves_are_the_soft_targets(env: str, options: dict) -> None:
 def test_soft_targets_let_a_clone_agree_on_every_tie() -> None:
     """A teacher choosing at random between two best moves: with its played moves as labels a
     clone cannot beat the coin (about 1/2); with the tied set as soft targets it agrees always."""
+    import gymnasium
+    import torch
     from sb3_contrib import MaskablePPO
 
-    from cahoots_envs.training import SeatEnv
     from cahoots_envs.training.imitation import behaviour_clone
 
-    env = "cahoots_envs/kansas_city-v1"
-    model = MaskablePPO("MlpPolicy", SeatEnv(env, {"hands": 1}), n_steps=16, batch_size=16,
+    class Tiny(gymnasium.Env):  # only its spaces matter: the clone never steps it
+        observation_space = gymnasium.spaces.Box(0.0, 1.0, (8,), np.float32)
+        action_space = gymnasium.spaces.Discrete(6)
+
+    torch.set_num_threads(1)
+    model = MaskablePPO("MlpPolicy", Tiny(), n_steps=16, batch_size=16,
                         policy_kwargs={"net_arch": [32]}, device="cpu", seed=0)
-    size = model.observation_space.shape[0]
-    n_actions = int(model.action_space.n)
+    size, n_actions = 8, 6
     rng = np.random.default_rng(0)
     rows = 512
     obs = np.zeros((rows, size), np.float32)
