@@ -2,7 +2,7 @@
 and the PettingZoo SB3 action-mask tutorial, in one run.
 
     python benchmarks/bench_training.py [--games kansas_city ...] [--rollouts 3]
-                                        [--baseline 625ba6f] [--no-baseline]
+                                        [--baseline 625ba6f] [--no-baseline] [--engine batched]
 
 For each game's shipped config (``configs/<game>.yaml``: its network, PPO settings, ``n_envs``,
 engine and opponent pool: random and heuristic bots, ``pool.max_snapshots`` frozen snapshots
@@ -20,6 +20,10 @@ for two implementations of the same config, in the same run:
 - **before**: the ``SeatVecEnv`` of the commit before the fast-training work (``--baseline``,
   run from a temporary ``git worktree`` of it, with its own bots; snapshots drawn per seat and
   episode, as it did), on the same env version and with the same pool and network.
+
+``--engine batched`` runs the "now" rows on the fast path whatever the config's ``engine``
+says (``engine: batched``, ``pool.snapshot_draw: rollout``): the Texas Euchre and cooperative
+configs keep the reference engine because their zoo entries were trained on it.
 
 The tutorial row is PettingZoo's "SB3: Action Masking" loop on ``connect_four_v3`` with
 MaskablePPO's default network and the Kansas City config's update settings. The snapshots'
@@ -141,6 +145,9 @@ def worker(job: dict[str, Any]) -> dict[str, float]:
             pool.add(spec, spec, load_policy(spec, env_id, options, seed=101 * (i + 1)),
                      pool_cfg[spec])
     rotation = None
+    if job.get("engine"):
+        cfg["engine"] = job["engine"]
+        pool_cfg["snapshot_draw"] = "rollout"
     if job["kind"] == "now":
         from cahoots_envs.training.pool import SnapshotRotation
         from cahoots_envs.training.vec_env import SeatVecEnv
@@ -201,6 +208,8 @@ def main() -> None:
     parser.add_argument("--rollouts", type=int, default=3, help="timed rollouts per row")
     parser.add_argument("--baseline", default=BASELINE, help="the commit of the 'before' rows")
     parser.add_argument("--no-baseline", action="store_true", help="skip the 'before' rows")
+    parser.add_argument("--engine", choices=["batched"],
+                        help="the 'now' rows on this engine, whatever the configs say")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -210,7 +219,8 @@ def main() -> None:
 
     print(f"\n{date.today()} · {platform.machine()} · {os.cpu_count()} CPUs · "
           f"Python {platform.python_version()} · torch {torch.__version__} · one thread · "
-          f"{args.rollouts} timed rollouts per row · before = {args.baseline}")
+          f"{args.rollouts} timed rollouts per row · before = {args.baseline}"
+          + (f" · now: engine {args.engine}" if args.engine else " · now: as configured"))
     with tempfile.TemporaryDirectory() as tmp:
         old_root = Path(tmp) / "baseline"
         if not args.no_baseline:
@@ -227,7 +237,8 @@ def main() -> None:
                 print(f"(tutorial row skipped: {str(exc).splitlines()[-1]}; pip install -e '.[bench]')")
             for game in args.games:
                 cfg = ROOT / "configs" / f"{game}.yaml"
-                now = run_worker({"kind": "now", "config": str(cfg), "rollouts": args.rollouts}, ROOT)
+                now = run_worker({"kind": "now", "config": str(cfg), "rollouts": args.rollouts,
+                                  "engine": args.engine}, ROOT)
                 before = None
                 if not args.no_baseline:
                     before = run_worker({"kind": "before", "config": str(cfg),
