@@ -153,8 +153,8 @@ def worker(job: dict[str, Any]) -> dict[str, float]:
         from cahoots_envs.training.vec_env import SeatVecEnv
         from cahoots_envs.vector.seat_env import BatchedSeatVecEnv
 
-        seat_vec: Any = BatchedSeatVecEnv if cfg.get("engine", "batched") == "batched" else SeatVecEnv
-        if pool_cfg.get("snapshot_draw", "rollout") == "rollout":
+        seat_vec: Any = BatchedSeatVecEnv if cfg.get("engine", "reference") == "batched" else SeatVecEnv
+        if pool_cfg.get("snapshot_draw", "seat") == "rollout":
             rotation = SnapshotRotation(pool_cfg.get("max_snapshots", 10), seed=13)
     else:
         from cahoots_envs.training.vec_env import SeatVecEnv as seat_vec

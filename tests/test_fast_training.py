@@ -104,7 +104,7 @@ def test_tied_moves_are_the_soft_targets(env: str, options: dict) -> None:
     """``act_batch_with_ties`` moves exactly as ``act_batch`` (same random stream) and lists
     the moves ``best_actions`` rates best; demonstrations carry them as targets."""
     demos = collect_demonstrations(env, options, load_policy("heuristic", env, options, seed=1),
-                                   24, seed=2, engine="batched")
+                                   24, seed=2, engine="batched", soft_targets=True)
     assert demos.targets is not None
     assert demos.targets[np.arange(len(demos)), demos.actions].all()
     assert not (demos.targets & ~demos.masks).any()
@@ -220,6 +220,7 @@ def test_batched_engine_without_numba_is_one_line(monkeypatch: pytest.MonkeyPatc
     from cahoots_envs.training.train import check_engine
 
     config = from_dict(TrainConfig, {"env_id": "kansas_city-v1"})
+    config.engine = "batched"
     check_engine(config)  # numba is installed here: fine
     monkeypatch.setitem(sys.modules, "numba", None)  # import numba now fails
     with pytest.raises(ConfigError, match=r"engine: batched needs numba: pip install "
@@ -259,10 +260,11 @@ def test_training_on_the_batched_engine_is_deterministic_for_a_seed(tmp_path: Pa
     data = {
         "env_id": "cahoots_tricks-v1", "env_options": {"reward_mode": "points"}, "seed": 3,
         "total_timesteps": 256, "n_envs": 8, "progress_bar": False, "reward_scale": 0.25,
+        "engine": "batched",
         "ppo": {"n_steps": 16, "batch_size": 64, "n_epochs": 1, "net_arch": [16]},
-        "pool": {"snapshot_every": 64, "max_snapshots": 3},
+        "pool": {"snapshot_every": 64, "max_snapshots": 3, "snapshot_draw": "rollout"},
         "eval": {"every": 128, "games": 16, "final_games": 16},
-        "pretrain": {"games": 6, "epochs": 1, "random_seats": 0.5},
+        "pretrain": {"games": 6, "epochs": 1, "random_seats": 0.5, "soft_targets": True},
     }
     runs = []
     for k in range(2):

@@ -81,8 +81,9 @@ class PoolConfig:
     max_snapshots: int = 10  # oldest dropped beyond this
     # how snapshot seats are filled: "rollout" (one snapshot, drawn uniformly at each rollout's
     # start, plays every snapshot seat of that rollout: one batched forward pass a round) or
-    # "seat" (a snapshot drawn per seat and episode: one forward pass per snapshot a round)
-    snapshot_draw: str = "rollout"
+    # "seat" (a snapshot drawn per seat and episode: one forward pass per snapshot a round; the
+    # default, so that a config written before this key means what it meant)
+    snapshot_draw: str = "seat"
 
 
 @dataclass
@@ -105,10 +106,11 @@ class PretrainConfig:
     batch_size: int = 512
     learning_rate: float = 1e-3
     value_coef: float = 0.5  # the critic is fitted to the teacher games' returns too
-    # a teacher that breaks ties at random (its ``best_actions`` lists the tied actions) is
-    # imitated with soft targets: the cross-entropy to the uniform distribution over its tied
-    # actions, so the clone learns the set, not the coin; false: its played actions only
-    soft_targets: bool = True
+    # true: a teacher that breaks ties at random and lists its tied moves
+    # (``act_batch_with_ties``) is imitated with soft targets: the cross-entropy to the uniform
+    # distribution over its tied moves, so the clone learns the set, not the coin; false (the
+    # default, as before this key): its played moves only
+    soft_targets: bool = False
     # share of the seats that a uniformly random player takes in the teacher's games (engine:
     # batched; competitive games): only the teacher's seats are imitated, and they then include
     # positions that weaker opponents bring about (the teacher alone never reaches them)
@@ -124,10 +126,11 @@ class TrainConfig:
     seed: int = 0
     total_timesteps: int = 500_000  # learner decisions
     n_envs: int = 32  # games played side by side in one seat VecEnv
-    # "batched": the numba engine (BatchedSeatVecEnv, evaluations on cahoots_envs.vector; needs
-    # numba, in the train extra); "reference": the Python engine (SeatVecEnv; search-bot
-    # opponents need it)
-    engine: str = "batched"
+    # "batched": the numba engine (BatchedSeatVecEnv, evaluations and cloning games on
+    # cahoots_envs.vector; numba comes with the train extra), several times faster; "reference"
+    # (the default, so that a config written before this key means what it meant): the Python
+    # engine (SeatVecEnv; search-bot opponents need it)
+    engine: str = "reference"
     learner_seat: int | None = None  # None: a random seat each game
     team: bool = False  # cooperative games: one shared policy plays every seat
     reward_scale: float = 1.0  # multiplies training rewards (env_options.reward_mode sets their kind)

@@ -50,7 +50,7 @@ def _decide(teacher: Policy, obs: np.ndarray, masks: np.ndarray,
 def collect_demonstrations(env_id: str, options: Mapping[str, Any] | None, teacher: Policy,
                            games: int, seed: int = 0, reward_scale: float = 1.0,
                            batch: int = 128, engine: str = "reference",
-                           soft_targets: bool = True, random_seats: float = 0.0) -> Demonstrations:
+                           soft_targets: bool = False, random_seats: float = 0.0) -> Demonstrations:
     """``games`` teacher-only games; ``engine="batched"`` plays them on ``cahoots_envs.vector``
     (the same decisions and returns, other deals), ``soft_targets`` records the teacher's tied
     moves when it offers them. ``random_seats`` (batched engine, competitive games): each seat of
