@@ -3,6 +3,8 @@ action mask. In ``core/`` so that each game's bot lives in its own folder withou
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from types import ModuleType
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -29,3 +31,17 @@ class BasePolicy:
         return np.array(
             [self.act(o, m) for o, m in zip(observations, action_masks)], dtype=np.int64
         )
+
+
+def optional_module(owner: type, attr: str, load: Callable[[], ModuleType]) -> ModuleType | None:
+    """A module with an optional dependency (a bot's numba kernels), imported by ``load`` on
+    first use and cached in ``owner.attr``: the module, or False once the import failed (the
+    dependency is missing); None is returned then, and the caller takes its plain path."""
+    cached = getattr(owner, attr)
+    if cached is None:
+        try:
+            cached = load()
+        except ImportError:
+            cached = False
+        setattr(owner, attr, cached)
+    return cached if isinstance(cached, ModuleType) else None

@@ -27,7 +27,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from cahoots_envs.core.layout import OBS_DTYPE
-from cahoots_envs.core.policy import BasePolicy
+from cahoots_envs.core.policy import BasePolicy, optional_module
 from cahoots_envs.games.cahoots_tricks.rules import (
     KEEP_BASE,
     KILL_BASE,
@@ -40,6 +40,13 @@ from cahoots_envs.games.cahoots_tricks.rules import (
 TYPE_SUIT = np.arange(NUM_TYPES) // 5
 TYPE_VALUE = np.arange(NUM_TYPES) % 5 + 4
 TRICKS = 11
+
+
+
+def _load_kernels() -> ModuleType:
+    from cahoots_envs.games.cahoots_tricks import bot_batched  # imports numba
+
+    return bot_batched
 
 
 class HeuristicPolicy(BasePolicy):
@@ -141,14 +148,7 @@ class HeuristicPolicy(BasePolicy):
     @classmethod
     def _batch_kernel(cls) -> ModuleType | None:
         """The compiled kernel's module, imported on first use; None without numba."""
-        if cls._kernel is None:
-            try:
-                from cahoots_envs.games.cahoots_tricks import bot_batched
-            except ImportError:
-                cls._kernel = False
-            else:
-                cls._kernel = bot_batched
-        return cls._kernel if isinstance(cls._kernel, ModuleType) else None
+        return optional_module(HeuristicPolicy, "_kernel", _load_kernels)
 
     def best_actions(self, observation: np.ndarray, action_mask: np.ndarray) -> list[int]:
         """The moves the bot rates best (``act`` picks one of them with its generator)."""

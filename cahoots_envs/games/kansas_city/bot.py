@@ -27,7 +27,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from cahoots_envs.core.policy import BasePolicy
+from cahoots_envs.core.policy import BasePolicy, optional_module
 from cahoots_envs.games.kansas_city.rules import (
     DECK_SIZE,
     HAND_SIZE,
@@ -36,6 +36,12 @@ from cahoots_envs.games.kansas_city.rules import (
     TRICK_LIMIT,
     KansasCity,
 )
+
+
+def _load_kernels() -> ModuleType:
+    from cahoots_envs.games.kansas_city import bot_batched  # imports numba
+
+    return bot_batched
 
 
 class HeuristicPolicy(BasePolicy):
@@ -108,15 +114,7 @@ class HeuristicPolicy(BasePolicy):
     @staticmethod
     def _batched_module() -> ModuleType | None:
         """The kernels' module, imported on first use (it imports numba); None without numba."""
-        if HeuristicPolicy._batched is None:
-            try:
-                from cahoots_envs.games.kansas_city import bot_batched
-            except ImportError:
-                HeuristicPolicy._batched = False
-            else:
-                HeuristicPolicy._batched = bot_batched
-        module = HeuristicPolicy._batched
-        return module if isinstance(module, ModuleType) else None
+        return optional_module(HeuristicPolicy, "_batched", _load_kernels)
 
     def best_actions(self, observation: np.ndarray, action_mask: np.ndarray) -> list[int]:
         """The moves the bot considers best: it is deterministic (ties are broken by card order,

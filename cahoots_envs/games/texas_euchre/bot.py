@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from cahoots_envs.core.layout import OBS_DTYPE
-from cahoots_envs.core.policy import BasePolicy
+from cahoots_envs.core.policy import BasePolicy, optional_module
 from cahoots_envs.games.texas_euchre.rules import DECKS, FACES, HAND_SIZE, PHASES, TexasEuchre
 
 LOW = 6  # rank index of an 8: cards below it are discarded
@@ -36,6 +36,13 @@ FINAL_LAP = PHASES.index("final_lap")
 
 
 BATCH_MIN_ROWS = 8  # smaller batches go row by row (the kernel call costs more there)
+
+
+
+def _load_kernels() -> ModuleType:
+    from cahoots_envs.games.texas_euchre import bot_batched  # imports numba
+
+    return bot_batched
 
 
 class HeuristicPolicy(BasePolicy):
@@ -100,15 +107,7 @@ class HeuristicPolicy(BasePolicy):
     @classmethod
     def _batched_module(cls) -> ModuleType | None:
         """The numba kernels, imported on first use; ``None`` without numba."""
-        if HeuristicPolicy._batched is None:
-            try:
-                from cahoots_envs.games.texas_euchre import bot_batched
-            except ImportError:
-                HeuristicPolicy._batched = False
-            else:
-                HeuristicPolicy._batched = bot_batched
-        module = HeuristicPolicy._batched
-        return module if isinstance(module, ModuleType) else None
+        return optional_module(HeuristicPolicy, "_batched", _load_kernels)
 
     def best_actions(self, observation: np.ndarray, action_mask: np.ndarray) -> list[int]:
         """The moves this bot considers best: it is deterministic (ties go by card order), so
