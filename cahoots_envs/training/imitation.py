@@ -129,21 +129,15 @@ def _collect_batched(env_id: str, options: Mapping[str, Any] | None, teacher: Po
     """``collect_demonstrations`` on the batched engine: ``batch`` games at a time, each played
     once (finished games are skipped until the whole batch is done); a decision's return is what
     its seat (seat 0 for a team) is paid from that step to the end of the game."""
-    from cahoots_envs.vector import make as make_vector
+    from cahoots_envs.training.matches import dealt_batches
     from cahoots_envs.vector import random_legal_actions
 
     info = env_info(env_id, options)
     team = info.game_cls.COOPERATIVE
-    opts = {k: v for k, v in info.options.items() if k != "render_mode"}
     rng = np.random.default_rng(seed)
     parts: list[Demonstrations] = []
-    vec = None
-    for start in range(0, games, batch):
-        size = min(batch, games - start)
-        if vec is None or vec.num_envs != size:
-            vec = make_vector(env_id, size, **opts)
-        e = vec.engine
-        vec.reset(seed=int(rng.integers(2**62)))
+    for _start, e in dealt_batches(env_id, info.options, games, batch, rng):
+        size = e.num_envs
         live = ~e.done.copy()  # a game over at its deal has no decision to learn from
         players = info.options["num_players"]
         randoms = (np.zeros((size, players), np.bool_) if team or random_seats <= 0 else

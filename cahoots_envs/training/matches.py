@@ -10,7 +10,7 @@ expect exactly 1/N. ``team_matches`` plays a cooperative game with one policy in
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -107,6 +107,24 @@ def batched_available(env_id: str, options: Mapping[str, Any] | None = None) -> 
     return env_info(env_id, options).spec.batched is not None
 
 
+def dealt_batches(env_id: str, options: Mapping[str, Any], games: int, batch: int,
+                  rng: np.random.Generator) -> Iterator[tuple[int, Any]]:
+    """``games`` games on the batched engine, ``batch`` at a time: for each batch, the index of
+    its first game and the engine (``cahoots_envs.vector``), freshly dealt from a seed drawn from
+    ``rng`` (the caller may draw from it too, between batches). Callers play each game once and
+    skip it (action -1) when it is over."""
+    from cahoots_envs.vector import make as make_vector
+
+    opts = {k: v for k, v in options.items() if k != "render_mode"}
+    vec = None
+    for start in range(0, games, batch):
+        size = min(batch, games - start)
+        if vec is None or vec.num_envs != size:
+            vec = make_vector(env_id, size, **opts)
+        vec.reset(seed=int(rng.integers(2**62)))
+        yield start, vec.engine
+
+
 def batched_matches(env_id: str, candidate: Policy, opponent: Policy | None, games: int,
                     options: Mapping[str, Any] | None = None, seed: int = 0,
                     batch: int = 256) -> MatchResult:
@@ -117,23 +135,14 @@ def batched_matches(env_id: str, candidate: Policy, opponent: Policy | None, gam
     generator), so results agree in distribution, not game by game. Training evaluates with it:
     every policy acts once per round over all its games (the bots through their vectorised
     ``act_batch``), several times faster than the reference path."""
-    from cahoots_envs.vector import make as make_vector
-
     info = env_info(env_id, options)
     n = info.options["num_players"]
-    opts = {**info.options, "reward_mode": "win"}
-    opts.pop("render_mode", None)
     shares: list[np.ndarray] = []
     scores: list[np.ndarray] = []
     outcomes: list[np.ndarray] = []
-    vec = None
-    rng = np.random.default_rng(seed)
-    for start in range(0, games, batch):
-        size = min(batch, games - start)
-        if vec is None or vec.num_envs != size:
-            vec = make_vector(env_id, size, **opts)
-        e = vec.engine
-        vec.reset(seed=int(rng.integers(2**62)))
+    for start, e in dealt_batches(env_id, {**info.options, "reward_mode": "win"}, games, batch,
+                                  np.random.default_rng(seed)):
+        size = e.num_envs
         seats = (start + np.arange(size)) % n
         acc = e.rewards.astype(np.float64)  # a game over at its deal has paid already
         live = ~e.done.copy()
