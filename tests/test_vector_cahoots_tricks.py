@@ -24,7 +24,11 @@ from cahoots_envs.games.cahoots_tricks.batched import Engine
 from cahoots_envs.games.cahoots_tricks.rules import NUM_TYPES, PLAY_BASE, TRICKS, CahootsTricks
 from cahoots_envs.vector._numba import randint, seed_states
 from cahoots_envs.vector.engine import engine_class
-from tests.vector_checks import check_against_reference
+from tests.vector_checks import (
+    check_against_reference,
+    check_bad_deals_change_nothing,
+    check_streams_per_game,
+)
 
 ENV = "cahoots_tricks-v1"
 SPEC = cahoots_envs.game_spec(ENV)
@@ -246,7 +250,6 @@ def test_partial_deals_are_completed_from_each_games_stream() -> None:
 def test_bad_deals_name_the_game_and_change_nothing() -> None:
     engine = _engine({}, 3)
     engine.reset(seed_states(0, 3), None)
-    before = {k: v.copy() for k, v in vars(engine).items() if isinstance(v, np.ndarray)}
     good = {"start_player": 1}
     bad = [
         ({"hands": [["4S"] * 12] * 4}, "game 1: .*4S dealt 2 times"),
@@ -257,11 +260,7 @@ def test_bad_deals_name_the_game_and_change_nothing() -> None:
         ({"dealer": 0}, "game 1: .*unknown deal key"),
         ([good, good], "game 1: .*1 to 1 hands"),
     ]
-    for deal, message in bad:
-        with pytest.raises(ValueError, match=message):
-            engine.reset(seed_states(1, 3), [good, deal, good])
-        for key, value in before.items():
-            np.testing.assert_array_equal(getattr(engine, key), value, err_msg=key)
+    check_bad_deals_change_nothing(engine, good, bad)
     with pytest.raises(ValueError, match="rng_state must be a writeable uint64 array"):
         engine.reset(np.zeros(2, np.uint64), None)
     with pytest.raises(ValueError, match="game index"):
@@ -269,30 +268,7 @@ def test_bad_deals_name_the_game_and_change_nothing() -> None:
 
 
 def test_streams_are_per_game_and_reproducible() -> None:
-    state = seed_states(21, 5)
-    other = state.copy()
-    other[1:] = seed_states(22, 4)
-    a, b = _engine({}, 5), _engine({}, 5)
-    a.reset(state, None)
-    b.reset(other, None)
-    rng = np.random.default_rng(0)
-    deals = [a.game(0).deals[0]]
-    for _ in range(2 * TRICKS * 20):  # a few episodes of game 0
-        actions = vector.random_legal_actions(a.mask, rng)
-        other_actions = vector.random_legal_actions(b.mask, rng)
-        other_actions[0] = actions[0]
-        a.step(actions)
-        b.step(other_actions)
-        np.testing.assert_array_equal(a.obs[0], b.obs[0])
-        if a.done[0]:
-            deals.append(a.game(0).deals[0])
-    assert len(deals) >= 3 and deals[0] != deals[1]
-    assert a.game(1).deals != b.game(1).deals
-    # the engine advances the streams it was given: a reset from them deals anew
-    last = [a.game(i).deals for i in range(5)]
-    a.reset(a.rng_state, None)
-    assert a.rng_state is state
-    assert all(a.game(i).deals != last[i] for i in range(5))
+    check_streams_per_game(lambda n: _engine({}, n), 2 * TRICKS * 20)
 
 
 def test_memory_per_game() -> None:

@@ -25,7 +25,7 @@ from cahoots_envs.games.kansas_city.batched import Engine
 from cahoots_envs.games.kansas_city.rules import KansasCity, card_str, parse_card
 from cahoots_envs.vector._numba import seed_states
 from cahoots_envs.vector.engine import engine_class
-from tests.vector_checks import check_against_reference
+from tests.vector_checks import check_against_reference, check_bad_deals_change_nothing
 
 ENV = "kansas_city-v1"
 SPEC = cahoots_envs.game_spec(ENV)
@@ -248,7 +248,6 @@ def test_bad_deals_name_the_game_and_change_nothing() -> None:
     with pytest.raises(ValueError, match=r"rng_state must be a uint64 array of shape \(3,\)"):
         engine.reset(np.zeros(2, np.uint64), None)
     engine.reset(seed_states(0, 3), None)
-    before = {k: v.copy() for k, v in vars(engine).items() if isinstance(v, np.ndarray)}
     env = cahoots_envs.make_raw(ENV)
     env.reset(seed=1)
     good = copy.deepcopy(env.game.deals[0])
@@ -267,11 +266,7 @@ def test_bad_deals_name_the_game_and_change_nothing() -> None:
         ({"dealer": 0, "trump": "A"}, "game 1: .*unknown deal key"),
         ("deal", "game 1: a deal is a dict"),
     ]
-    for deal, message in bad:
-        with pytest.raises(ValueError, match=message):
-            engine.reset(seed_states(1, 3), [good, deal, good])
-        for key, value in before.items():
-            np.testing.assert_array_equal(getattr(engine, key), value, err_msg=key)
+    check_bad_deals_change_nothing(engine, good, bad)
     with pytest.raises(ValueError, match="one scripted deal per game: 3, got 2"):
         engine.reset(seed_states(1, 3), [good, good])
 

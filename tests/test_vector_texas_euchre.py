@@ -44,7 +44,11 @@ from cahoots_envs.games.texas_euchre.rules import (
 )
 from cahoots_envs.vector._numba import seed_states
 from cahoots_envs.vector.engine import engine_class
-from tests.vector_checks import check_against_reference
+from tests.vector_checks import (
+    check_against_reference,
+    check_bad_deals_change_nothing,
+    check_streams_per_game,
+)
 
 ENV = "texas_euchre-v1"
 SPEC = cahoots_envs.game_spec(ENV)
@@ -373,7 +377,6 @@ def test_games_longer_than_the_history_row() -> None:
 def test_bad_deals_name_the_game_and_change_nothing() -> None:
     engine = _engine({}, 3)
     engine.reset(seed_states(0, 3), None)
-    before = {k: v.copy() for k, v in vars(engine).items() if isinstance(v, np.ndarray)}
     good = {"dealer": 1}
     ref = TexasEuchre(SPEC.resolve_options({}), np.random.default_rng(0), None).deals[0]
     hands = copy.deepcopy(ref["hands"])
@@ -388,11 +391,7 @@ def test_bad_deals_name_the_game_and_change_nothing() -> None:
         ([good, {"dealer": 3}], "game 1: .*dealer must be seat 2"),
         ([], "game 1: a deal is a dict"),
     ]
-    for deal, message in bad:
-        with pytest.raises(ValueError, match=message):
-            engine.reset(seed_states(1, 3), [good, deal, good])
-        for key, value in before.items():
-            np.testing.assert_array_equal(getattr(engine, key), value, err_msg=key)
+    check_bad_deals_change_nothing(engine, good, bad)
     with pytest.raises(ValueError, match="one scripted deal per game: 3, got 2"):
         engine.reset(seed_states(1, 3), [good, good])
     with pytest.raises(ValueError, match="rng_state must be a writeable uint64 array"):
@@ -402,30 +401,7 @@ def test_bad_deals_name_the_game_and_change_nothing() -> None:
 
 
 def test_streams_are_per_game_and_reproducible() -> None:
-    state = seed_states(21, 5)
-    other = state.copy()
-    other[1:] = seed_states(22, 4)
-    a, b = _engine({}, 5), _engine({}, 5)
-    a.reset(state, None)
-    b.reset(other, None)
-    rng = np.random.default_rng(0)
-    deals = [a.game(0).deals[0]]
-    for _ in range(300):  # several episodes of game 0
-        actions = vector.random_legal_actions(a.mask, rng)
-        other_actions = vector.random_legal_actions(b.mask, rng)
-        other_actions[0] = actions[0]
-        a.step(actions)
-        b.step(other_actions)
-        np.testing.assert_array_equal(a.obs[0], b.obs[0])
-        if a.done[0]:
-            deals.append(a.game(0).deals[0])
-    assert len(deals) >= 3 and deals[0] != deals[1]
-    assert a.game(1).deals != b.game(1).deals
-    # the engine advances the streams it was given: a reset from them deals anew
-    last = [a.game(i).deals[0] for i in range(5)]
-    a.reset(a.rng_state, None)
-    assert a.rng_state is state
-    assert all(a.game(i).deals[0] != last[i] for i in range(5))
+    check_streams_per_game(lambda n: _engine({}, n), 300)
 
 
 def test_memory_per_game() -> None:

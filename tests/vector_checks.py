@@ -255,3 +255,49 @@ def check_against_reference(env_id: str, options: dict[str, Any] | None = None, 
                     _check_game_object(engine, env, int(i), t, record)
                     report.game_checks += 1
     return report
+
+
+def check_bad_deals_change_nothing(engine: BatchedEngine, good: Any,
+                                   bad: list[tuple[Any, str]]) -> None:
+    """Each malformed deal (with the message it must raise), given as game 1 of three, is refused
+    naming the game, and leaves every array of the engine as it was."""
+    import pytest
+
+    before = {k: v.copy() for k, v in vars(engine).items() if isinstance(v, np.ndarray)}
+    for deal, message in bad:
+        with pytest.raises(ValueError, match=message):
+            engine.reset(seed_states(1, 3), [good, deal, good])
+        for key, value in before.items():
+            np.testing.assert_array_equal(getattr(engine, key), value, err_msg=key)
+
+
+def check_streams_per_game(make: Callable[[int], BatchedEngine], steps: int) -> None:
+    """Each game draws from its own stream: two engines whose streams agree for game 0 only play
+    the same game 0 over several episodes under the same actions, and differ elsewhere; a reset
+    from the streams the engine advanced deals anew."""
+    from cahoots_envs import vector
+
+    state = seed_states(21, 5)
+    other = state.copy()
+    other[1:] = seed_states(22, 4)
+    a, b = make(5), make(5)
+    a.reset(state, None)
+    b.reset(other, None)
+    rng = np.random.default_rng(0)
+    deals = [a.game(0).deals[0]]
+    for _ in range(steps):  # several episodes of game 0
+        actions = vector.random_legal_actions(a.mask, rng)
+        other_actions = vector.random_legal_actions(b.mask, rng)
+        other_actions[0] = actions[0]
+        a.step(actions)
+        b.step(other_actions)
+        np.testing.assert_array_equal(a.obs[0], b.obs[0])
+        if a.done[0]:
+            deals.append(a.game(0).deals[0])
+    assert len(deals) >= 3 and deals[0] != deals[1]
+    assert a.game(1).deals != b.game(1).deals
+    # the engine advances the streams it was given: a reset from them deals anew
+    last = [a.game(i).deals[0] for i in range(5)]
+    a.reset(a.rng_state, None)
+    assert a.rng_state is state
+    assert all(a.game(i).deals[0] != last[i] for i in range(5))
