@@ -10,6 +10,7 @@ from __future__ import annotations
 from cahoots_envs.core.spec import GameSpec
 from cahoots_envs.errors import (
     EnvNotResetError,
+    GameSpecError,
     IllegalActionError,
     IncompatiblePolicyError,
     InfosetRequiredError,
@@ -36,6 +37,7 @@ __version__ = "0.2.0"
 __all__ = [
     "EnvNotResetError",
     "GameSpec",
+    "GameSpecError",
     "IllegalActionError",
     "IncompatiblePolicyError",
     "InfosetRequiredError",

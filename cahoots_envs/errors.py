@@ -35,3 +35,12 @@ class InfosetRequiredError(TypeError):
     """A policy that decides from an information set (a search bot, ``needs_infoset = True``) was
     asked to act from an observation alone. Call ``act_infoset(cahoots_envs.search.infoset(env))``
     or let a harness do it: ``cahoots eval``/``play``, ``run_tournament``, ``SeatEnv`` pools."""
+
+
+class GameSpecError(TypeError, ValueError):
+    """A ``GameSpec`` that cannot be a game: a required member is missing, or a declared value is
+    not one that is allowed (``VERSION`` not a non-negative int, an empty ``PLAYER_COUNTS``, ...).
+
+    Raised when the spec is built and again by ``register_game`` before it touches any registry;
+    the message has one line per problem, saying what is wrong and what is allowed. It is both a
+    ``TypeError`` and a ``ValueError``."""

@@ -8,16 +8,21 @@ as ``cahoots_envs/<game>_seat-v<N>`` (``gymnasium.make``; see ``training/seat_en
 - The built-in games are listed once, in ``BUILTIN_GAMES`` (``module:attribute`` of each spec).
 - Games published by other packages are found through the entry-point group
   ``cahoots_envs.games`` (each entry point names a ``GameSpec``), so ``pip install`` of such a
-  package is all it takes; a broken one is skipped with a warning naming it.
+  package is all it takes; a broken one (whatever it raises, ``SystemExit`` included; only
+  ``KeyboardInterrupt`` goes through) is skipped with a warning naming it and the error, and
+  leaves nothing registered.
 - ``register_game(spec)`` adds a game at run time; ``unregister_game(name)`` undoes it (also in
-  PettingZoo's registry).
+  PettingZoo's registry). Registering checks the whole spec first (``GameSpec.check``: one line
+  per problem, before any registry is touched) and is all or nothing: if anything fails midway,
+  this registry, PettingZoo's and Gymnasium's ``cahoots_envs/`` ids are put back as they were.
 """
 
 from __future__ import annotations
 
 import importlib
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from importlib.metadata import entry_points
 from typing import Any
 
@@ -50,24 +55,54 @@ def _load_reference(reference: str) -> GameSpec:
     return value
 
 
+def _id_registries() -> tuple[dict[str, Any], ...]:
+    """The other registries ``register_game`` writes to (ids under ``cahoots_envs/``)."""
+    return pettingzoo.aec_registry, pettingzoo.parallel_registry, gymnasium.registry
+
+
+@contextmanager
+def _all_or_nothing() -> Iterator[None]:
+    """If the block raises anything, put every game registry back as it was before it: this
+    one, ``GAMES``, and PettingZoo's and Gymnasium's ``cahoots_envs/`` ids (others' ids are left
+    alone); then the error goes on."""
+    specs, games = dict(_SPECS), dict(GAMES)
+    ids = [{k: v for k, v in r.items() if k.startswith(NAMESPACE + "/")} for r in _id_registries()]
+    try:
+        yield
+    except BaseException:
+        _SPECS.clear()
+        _SPECS.update(specs)
+        GAMES.clear()
+        GAMES.update(games)
+        for live, saved in zip(_id_registries(), ids):
+            for key in [k for k in live if k.startswith(NAMESPACE + "/")]:
+                del live[key]
+            live.update(saved)
+        raise
+
+
 def register_game(spec: GameSpec, *, replace: bool = False) -> str:
     """Register ``spec``'s game (and its id in PettingZoo's registry); returns the env id.
 
-    A second game under a registered name raises ``ValueError`` unless ``replace=True``."""
+    The whole spec is checked first (``spec.check()`` raises ``GameSpecError``, one line per
+    problem) and a second game under a registered name raises ``ValueError`` unless
+    ``replace=True``, before any registry is touched; should anything fail while registering,
+    every registry is put back as it was."""
     if not isinstance(spec, GameSpec):
         raise TypeError(f"register_game takes a GameSpec, got {type(spec).__name__}")
+    spec.check()  # again: the rules class may have changed since the spec was built
     name = spec.name
     if name in _SPECS and _SPECS[name] is not spec and not replace:
         raise ValueError(
             f"a game named {name!r} is already registered ({_SPECS[name].env_id}); "
             "unregister_game() it first or pass replace=True"
         )
-    if name in _SPECS:
-        _unregister_pettingzoo(_SPECS[name].env_id)
-    _SPECS[name] = spec
-    GAMES[name] = spec.version
-    with warnings.catch_warnings():
+    with _all_or_nothing(), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # PettingZoo warns when an id is overridden
+        if name in _SPECS:
+            _unregister_pettingzoo(_SPECS[name].env_id)
+        _SPECS[name] = spec
+        GAMES[name] = spec.version
         for api in ("aec", "parallel"):
             pettingzoo.register(api, spec.env_id, entry_point=_Factory(spec.env_id, api))
             for old in range(spec.version):  # so pettingzoo.make(<retired id>) says what to use
@@ -80,9 +115,10 @@ def register_game(spec: GameSpec, *, replace: bool = False) -> str:
 def unregister_game(name_or_id: str) -> GameSpec:
     """Remove a registered game (by name or env id) from this registry and PettingZoo's."""
     spec = game_spec(name_or_id)
-    del _SPECS[spec.name]
-    del GAMES[spec.name]
-    _unregister_pettingzoo(spec.env_id)
+    with _all_or_nothing():
+        del _SPECS[spec.name]
+        del GAMES[spec.name]
+        _unregister_pettingzoo(spec.env_id)
     return spec
 
 
@@ -239,17 +275,25 @@ def discover_games() -> None:
             register_game(spec)
     for entry in entry_points(group=ENTRY_POINT_GROUP):
         try:
-            spec = entry.load()
-            if not isinstance(spec, GameSpec):
-                raise TypeError(f"it is a {type(spec).__name__}, not a GameSpec")
-            if spec.name in _SPECS:
-                if _SPECS[spec.name] is not spec:
-                    raise ValueError(f"a game named {spec.name!r} is already registered")
-                continue
-            register_game(spec)
-        except Exception as e:  # noqa: BLE001 (a broken plugin must not break the package)
+            # whatever its import registered before it failed goes too
+            with _all_or_nothing():
+                _register_plugin(entry.load())
+        except KeyboardInterrupt:
+            raise
+        # a broken plugin must not break the package, not even one calling sys.exit()
+        except BaseException as e:  # noqa: BLE001
             warnings.warn(
                 f"cahoots_envs: skipping the game published as {entry.name!r} "
-                f"({entry.value}) in {ENTRY_POINT_GROUP!r}: {e}",
+                f"({entry.value}) in {ENTRY_POINT_GROUP!r}: {type(e).__name__}: {e}",
                 stacklevel=2,
             )
+
+
+def _register_plugin(spec: Any) -> None:
+    if not isinstance(spec, GameSpec):
+        raise TypeError(f"it is a {type(spec).__name__}, not a GameSpec")
+    if spec.name in _SPECS:
+        if _SPECS[spec.name] is not spec:
+            raise ValueError(f"a game named {spec.name!r} is already registered")
+        return
+    register_game(spec)

@@ -26,18 +26,34 @@ Optional members (``None`` when a game lacks them): ``world_sampler`` (search, s
 -> {segment: "public" | "seats" | "private"}``, see ``core/state.py``), ``batched`` (the batched
 engine). Asking for one a game lacks
 through ``spec.require(name)`` raises ``NotAvailableError`` saying so, where it is used.
+
+The whole spec is checked when it is built and again by ``register_game`` before any registry is
+touched (``spec.check()``, ``spec_problems(spec)``): the members above, and what the rules declare
+(``NAME`` a Python identifier, ``TITLE`` a non-empty str, ``VERSION`` a non-negative int,
+``VERSION_NOTES`` notes for versions 1..``VERSION``, ``REPLAYS_FROM`` from 0 to ``VERSION``,
+``PLAYER_COUNTS`` distinct positive ints, ``DEFAULT_PLAYERS`` one of them, ``OPTIONS`` an
+``OptionSet`` holding ``common_options(PLAYER_COUNTS, DEFAULT_PLAYERS)`` and accepting its own
+defaults, ``DEAL_KEYS`` strs, ``COOPERATIVE`` a bool, ``POINTS_SIGN`` 1 or -1), ``doc_page`` an
+existing file, ``batched`` a module path, module or class (not imported until used), ``extras``
+a dict of other names. Every problem is one line of ``GameSpecError`` saying what is wrong and
+what is allowed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
+import numbers
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, fields
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from cahoots_envs.core.game import Game
 from cahoots_envs.core.layout import Layout
-from cahoots_envs.errors import NotAvailableError
+from cahoots_envs.core.options import OptionSet
+from cahoots_envs.core.text import short_repr
+from cahoots_envs.errors import GameSpecError, NotAvailableError
 
 NAMESPACE = "cahoots_envs"
 
@@ -46,6 +62,12 @@ TEXT_MEMBERS = ("headline", "render", "seat_view", "public_action", "narrate", "
 RULES_MEMBERS = ("NAME", "TITLE", "VERSION", "PLAYER_COUNTS", "DEFAULT_PLAYERS", "OPTIONS",
                  "DEAL_KEYS")
 OPTIONAL_MEMBERS = ("world_sampler", "state_layout", "batched")
+# what an optional member must offer where a game has it (``core/search.py``, ``core/state.py``)
+WORLD_SAMPLER_MEMBERS = ("knowledge", "sample_world", "FastBot", "value", "worth_searching")
+STATE_LAYOUT_MEMBERS = ("state_kinds",)
+COMMON_OPTIONS = ("num_players", "reward_mode")
+# ``batched`` as a path: "package.module" or "package.module:Class" (imported only when used)
+_MODULE_PATH = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*(:[A-Za-z_]\w*)?")
 
 
 # the registry installs its lookup here, so that a pickled spec (a subprocess worker's env) is
@@ -64,6 +86,126 @@ def _missing(obj: Any, members: tuple[str, ...]) -> list[str]:
     return [m for m in members if not hasattr(obj, m)]
 
 
+def _is_int(value: Any, low: int = 0) -> bool:
+    """An int (a numpy int too, never a bool) of at least ``low``."""
+    return (isinstance(value, numbers.Integral) and not isinstance(value, bool)
+            and int(value) >= low)
+
+
+def _is_sequence(value: Any) -> bool:
+    return isinstance(value, Sequence) and not isinstance(value, (str, bytes))
+
+
+def _version_problems(rules: type[Game]) -> list[str]:
+    if not _is_int(rules.VERSION):
+        return [f"VERSION must be a non-negative int, got {short_repr(rules.VERSION)}"]
+    version = int(rules.VERSION)
+    problems = []
+    notes = getattr(rules, "VERSION_NOTES", {})
+    if not (isinstance(notes, dict) and all(_is_int(v, 1) and v <= version
+                                            and isinstance(note, str)
+                                            for v, note in notes.items())):
+        allowed = "empty" if version == 0 else f"a dict of {{version 1..{version}: str note}}"
+        problems.append(f"VERSION_NOTES must be {allowed} (VERSION is {version}), "
+                        f"got {short_repr(notes)}")
+    replays_from = getattr(rules, "REPLAYS_FROM", 0)
+    if not (_is_int(replays_from) and replays_from <= version):
+        problems.append(f"REPLAYS_FROM must be an int from 0 to VERSION ({version}), "
+                        f"got {short_repr(replays_from)}")
+    return problems
+
+
+def _players_problems(rules: type[Game]) -> list[str]:
+    counts, default, options = rules.PLAYER_COUNTS, rules.DEFAULT_PLAYERS, rules.OPTIONS
+    problems = []
+    counts_ok = (_is_sequence(counts) and len(counts) > 0 and all(_is_int(n, 1) for n in counts)
+                 and len(set(counts)) == len(counts))
+    if not counts_ok:
+        problems.append("PLAYER_COUNTS must be a non-empty sequence of distinct positive ints, "
+                        f"got {short_repr(counts)}")
+    declared_ok = counts_ok and _is_int(default, 1) and default in counts
+    if counts_ok and not declared_ok:
+        problems.append(f"DEFAULT_PLAYERS must be one of PLAYER_COUNTS {tuple(counts)}, "
+                        f"got {short_repr(default)}")
+    if not isinstance(options, OptionSet):
+        problems.append(f"OPTIONS must be an OptionSet, got {short_repr(options)}")
+        return problems
+    lacking = [name for name in COMMON_OPTIONS if name not in options.by_name]
+    if lacking:
+        problems.append(f"OPTIONS lacks {', '.join(lacking)}: include "
+                        "common_options(PLAYER_COUNTS, DEFAULT_PLAYERS)")
+    seats = options.by_name.get("num_players")
+    if seats is not None and declared_ok and (
+            tuple(seats.choices or ()) != tuple(counts) or seats.default != default):
+        problems.append(f"OPTIONS' num_players must offer PLAYER_COUNTS {tuple(counts)} with "
+                        f"default DEFAULT_PLAYERS {short_repr(default)} (common_options builds "
+                        f"it), got choices {seats.choices} and default {short_repr(seats.default)}")
+    for option in options:
+        try:
+            option.validate(option.default)
+        except Exception:  # noqa: BLE001 (a default its own check refuses, however it refuses)
+            problems.append(f"option {option.name}'s default {short_repr(option.default)} is "
+                            f"not one it accepts ({option.describe()})")
+    return problems
+
+
+def _rules_problems(rules: type[Game]) -> list[str]:
+    """What is wrong with the declared nature of ``rules`` (whose members all exist)."""
+    problems = []
+    if not (isinstance(rules.NAME, str) and rules.NAME.isidentifier()):
+        problems.append("NAME must be a Python identifier (a str such as 'my_game'), "
+                        f"got {short_repr(rules.NAME)}")
+    if not (isinstance(rules.TITLE, str) and rules.TITLE.strip()):
+        problems.append(f"TITLE must be a non-empty str, got {short_repr(rules.TITLE)}")
+    problems += _version_problems(rules)
+    problems += _players_problems(rules)
+    if not (_is_sequence(rules.DEAL_KEYS) and all(isinstance(k, str) for k in rules.DEAL_KEYS)):
+        problems.append(f"DEAL_KEYS must be a sequence of str, got {short_repr(rules.DEAL_KEYS)}")
+    cooperative = getattr(rules, "COOPERATIVE", False)
+    if not isinstance(cooperative, bool):
+        problems.append(f"COOPERATIVE must be a bool, got {short_repr(cooperative)}")
+    sign = getattr(rules, "POINTS_SIGN", 1)
+    if isinstance(sign, bool) or sign not in (1, -1):
+        problems.append(f"POINTS_SIGN must be 1 or -1, got {short_repr(sign)}")
+    return problems
+
+
+def spec_problems(spec: GameSpec) -> list[str]:
+    """Every problem of ``spec``, one line each saying what is wrong and what is allowed (empty
+    for a spec that can be registered). Reads the spec and its members, changes nothing and
+    imports nothing (``batched`` stays a path until the batched engine is used)."""
+    rules = spec.rules
+    if not (isinstance(rules, type) and issubclass(rules, Game)):
+        return [f"rules must be a Game subclass, got {short_repr(rules)}"]
+    lacking = [f"rules.{m}" for m in _missing(rules, RULES_MEMBERS)]
+    lacking += [f"encoder.{m}" for m in _missing(spec.encoder, ENCODER_MEMBERS)]
+    lacking += [f"text.{m}" for m in _missing(spec.text, TEXT_MEMBERS)]
+    if not callable(spec.bot):
+        lacking.append("bot (a callable bot(options, seed=None))")
+    for member, needed in (("world_sampler", WORLD_SAMPLER_MEMBERS),
+                           ("state_layout", STATE_LAYOUT_MEMBERS)):
+        value = getattr(spec, member)
+        if value is not None:
+            lacking += [f"{member}.{m}" for m in _missing(value, needed)]
+    problems = [f"lacks required member(s): {', '.join(lacking)}"] if lacking else []
+    if not _missing(rules, RULES_MEMBERS):
+        problems += _rules_problems(rules)
+    if not (isinstance(spec.doc_page, Path) and spec.doc_page.is_file()):
+        problems.append("doc_page must be the path (a pathlib.Path) of an existing file, "
+                        f"got {short_repr(spec.doc_page)}")
+    batched = spec.batched
+    if not (batched is None or isinstance(batched, (ModuleType, type))
+            or (isinstance(batched, str) and _MODULE_PATH.fullmatch(batched))):
+        problems.append("batched must be None, a 'package.module' or 'package.module:Class' "
+                        f"path, a module or a class, got {short_repr(batched)}")
+    own = {f.name for f in fields(spec)}
+    if not (isinstance(spec.extras, dict)
+            and all(isinstance(k, str) and k not in own for k in spec.extras)):
+        problems.append("extras must be a dict whose keys are strs other than the spec's own "
+                        f"members ({', '.join(sorted(own))}), got {short_repr(spec.extras)}")
+    return problems
+
+
 @dataclass(frozen=True)
 class GameSpec:
     """Everything about one game, declared once (see the module docstring)."""
@@ -79,20 +221,19 @@ class GameSpec:
     extras: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        where = getattr(self.rules, "NAME", repr(self.rules))
-        if not (isinstance(self.rules, type) and issubclass(self.rules, Game)):
-            raise TypeError(f"GameSpec for {where}: rules must be a Game subclass, got {self.rules!r}")
-        problems = [f"rules.{m}" for m in _missing(self.rules, RULES_MEMBERS)]
-        problems += [f"encoder.{m}" for m in _missing(self.encoder, ENCODER_MEMBERS)]
-        problems += [f"text.{m}" for m in _missing(self.text, TEXT_MEMBERS)]
-        if not callable(self.bot):
-            problems.append("bot (a callable bot(options, seed=None))")
-        if problems:
-            raise TypeError(f"GameSpec for {where} lacks required member(s): {', '.join(problems)}")
-        if not str(self.rules.NAME).isidentifier():
-            raise ValueError(f"game name {self.rules.NAME!r} must be a Python identifier")
+        self.check()
         # the engine reaches its encoder and text through the spec, never by a module path
         self.rules.bind(self.encoder, self.text)
+
+    def check(self) -> None:
+        """Raise ``GameSpecError`` naming every problem of this spec (``spec_problems``), one
+        line each; nothing is changed. Run when the spec is built and by ``register_game``
+        (the rules class may have changed since)."""
+        problems = spec_problems(self)
+        if problems:
+            name = getattr(self.rules, "NAME", None)
+            where = name if isinstance(name, str) else short_repr(self.rules)
+            raise GameSpecError("\n".join(f"GameSpec for {where}: {p}" for p in problems))
 
     # a spec holds modules: copies share it, and pickles (subprocess workers) look it up again
     def __copy__(self) -> GameSpec:
