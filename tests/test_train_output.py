@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import itertools
+import json
 import math
 import re
 from pathlib import Path
@@ -37,6 +38,7 @@ def test_run_prints_its_folder_first_a_bar_that_ends_at_its_total_and_what_next(
                                       "net_arch": [16]},
         "pool": {"snapshot_every": 64, "latest": 1.0},
         "eval": {"every": 128, "games": 2, "final_games": 2},
+        "pretrain": {"games": 2, "epochs": 1},
     }
     path = tmp_path / "tiny.yaml"
     path.write_text(yaml.safe_dump(config))
@@ -45,14 +47,26 @@ def test_run_prints_its_folder_first_a_bar_that_ends_at_its_total_and_what_next(
     (run_dir,) = (tmp_path / "runs").iterdir()
     lines = out.splitlines()
     assert lines[0] == f"run folder: {run_dir}"
-    assert lines[1].startswith("learner steps: 0 to 256 (200 asked;")
+    steps_line = next(i for i, line in enumerate(lines) if line.startswith("learner steps:"))
+    assert lines[steps_line].startswith("learner steps: 0 to 256 (200 asked;")
+    assert all(line.startswith(("behaviour cloning", "after behaviour cloning"))
+               for line in lines[1:steps_line])
     # the bar counts to the real end (whole rollouts of 4 x 32), never past its total
     counts = [(int(a), int(b)) for a, b in re.findall(r"(\d+)/(\d+) \[", err)]
     assert counts and {total for _, total in counts} == {256}
     assert counts[-1] == (256, 256)
     policy = run_dir / "policy.safetensors"
     assert f"  tensorboard --logdir {run_dir}" in out
-    assert f"  cahoots eval kansas_city-v1 -n 4 -o hands=1 {policy} heuristic random" in out
+    # the next-step evaluations seat the new policy once, as the final check did
+    for field in ("random", "heuristic"):
+        assert (f"  cahoots eval kansas_city-v1 -n 4 -o hands=1 {policy} --field {field} "
+                "--games 2     # one seat") in out
+    # the clone self-play started from is measured on the same final games
+    clone_lines = [line for line in lines if line.startswith("  the clone it started from")]
+    assert len(clone_lines) == 2 and all("the 95% intervals" in line for line in clone_lines)
+    assert (run_dir / "checkpoints" / "cloned.safetensors").is_file()
+    meta = json.loads((run_dir / "policy.json").read_text())
+    assert meta["evaluation"]["heuristic"]["before_self_play"]["games"] == 2
     assert f"  cahoots play kansas_city-v1 -n 4 -o hands=1 --opponents {policy}" in out
     assert f"  learning curve: {run_dir / 'learning_curve.png'}" in out
 
@@ -103,3 +117,18 @@ def test_learning_curve_step_labels_do_not_touch(steps: int, tmp_path: Path,
         boxes = sorted((lab.get_window_extent(renderer) for lab in labels), key=lambda b: b.x0)
         for left, right in itertools.pairwise(boxes):
             assert right.x0 - left.x1 >= 5, [lab.get_text() for lab in labels]
+
+
+@pytest.mark.parametrize("args", [["--total-timesteps", "-5"], ["--total-timesteps", "0"],
+                                  ["--total-timesteps", "1e5"], ["--seed", "-1"]])
+def test_bad_numbers_are_refused_before_any_work(args: list[str], tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    runs = tmp_path / "runs"
+    with pytest.raises(SystemExit) as exc:
+        main(["--config", str(ROOT / "configs" / "texas_euchre.yaml"), "--runs-dir", str(runs),
+              *args])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith("train.py: error: argument") or "error: argument" in err
+    assert "expected" in err and repr(args[1]) in err
+    assert not runs.exists()  # nothing started

@@ -155,7 +155,8 @@ def plot_learning_curve(run_dir: Path, config: TrainConfig) -> Path | None:
         ax1.axhline(1.5 / n, color="grey", linestyle=":", label="1.5/N")
     ax1.set_xlabel("learner steps")
     ax1.set_ylabel("win share (95% CI)")
-    ax1.set_title(f"{config.env_id}: evaluation")
+    title = f"{config.env_id}: evaluation"
+    ax1.set_title(title)
     ax1.legend()
     rows = []
     for progress in sorted(run_dir.glob("progress*.csv")):  # progress_until_*.csv: before --resume
@@ -175,7 +176,7 @@ def plot_learning_curve(run_dir: Path, config: TrainConfig) -> Path | None:
         ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: steps_label(x)))
     fig.tight_layout()
     out = run_dir / "learning_curve.png"
-    fig.savefig(out, dpi=100)
+    fig.savefig(out, dpi=100, metadata={"Title": title})  # the docs' tests read it
     plt.close(fig)
     return out
 
@@ -302,8 +303,11 @@ def checkpoint(model: Any, run_dir: Path, pool: OpponentPool, steps: int,
     (folder / "state.json").write_text(json.dumps({"timesteps": steps, "snapshots": snaps}))
 
 
-def pretrain(config: TrainConfig, model: Any, evaluator: Evaluator) -> dict[str, Any]:
-    """Behaviour cloning from the teacher, then an evaluation recorded at step 0."""
+def pretrain(config: TrainConfig, model: Any, evaluator: Evaluator,
+             run_dir: Path) -> dict[str, Any]:
+    """Behaviour cloning from the teacher, then an evaluation recorded at step 0. The clone is
+    saved as ``checkpoints/cloned.safetensors`` (a saved policy): the final check measures it
+    beside the trained policy on the same games, so a run shows what self-play added."""
     from cahoots_envs.training.imitation import behaviour_clone, collect_demonstrations
 
     p = config.pretrain
@@ -320,13 +324,43 @@ def pretrain(config: TrainConfig, model: Any, evaluator: Evaluator) -> dict[str,
     stats = behaviour_clone(model.policy, demos, epochs=p.epochs, batch_size=p.batch_size,
                             learning_rate=p.learning_rate, value_coef=p.value_coef,
                             seed=config.seed, log=lambda m: print(m, flush=True))
-    results = evaluator.evaluate(MLPPolicy.from_sb3(model.policy), config.eval.games,
-                                 seed=config.seed + 11)
+    clone = MLPPolicy.from_sb3(model.policy)
+    results = evaluator.evaluate(clone, config.eval.games, seed=config.seed + 11)
     evaluator.record(0, results)
     print("after behaviour cloning: " + ", ".join(f"vs {k} {r.win_rate:.3f}"
                                                    for k, r in results.items()), flush=True)
-    return {"teacher": p.teacher, "games": p.games, "decisions": len(demos),
-            "seconds": round(time.time() - t0, 1), **{k: round(v, 4) for k, v in stats.items()}}
+    out = {"teacher": p.teacher, "games": p.games, "decisions": len(demos),
+           "seconds": round(time.time() - t0, 1), **{k: round(v, 4) for k, v in stats.items()}}
+    training = {"algorithm": f"behaviour cloning of {p.teacher}", "config": to_dict(config),
+                "seed": config.seed, "timesteps": 0, "run": run_dir.name,
+                "behaviour_cloning": out}
+    save_policy(clone, run_dir / CLONE, config.env_id, config.env_options,
+                name=f"{run_dir.name}/cloned", description=f"{config.description}: the clone "
+                "of the teacher that self-play started from", training=training)
+    return out
+
+
+CLONE = Path("checkpoints") / "cloned.safetensors"
+
+
+def load_clone(run_dir: Path) -> MLPPolicy | None:
+    """The policy a run's self-play started from (``pretrain``), if the run cloned one."""
+    from cahoots_envs.policies.saved import METADATA_KEY, read_safetensors
+
+    path = run_dir / CLONE
+    if not path.is_file():
+        return None
+    tensors, meta = read_safetensors(path)
+    clone = MLPPolicy.from_tensors(tensors, json.loads(meta[METADATA_KEY])["architecture"])
+    clone.name = "cloned"
+    return clone
+
+
+def overlap_note(before: MatchResult, after: MatchResult) -> str:
+    """How the trained policy's row compares with the clone's on the same games."""
+    apart = after.ci_low > before.ci_high or after.ci_high < before.ci_low
+    return (f"change {after.win_rate - before.win_rate:+.3f}; the 95% intervals "
+            + ("do not overlap" if apart else "overlap: not a clear change"))
 
 
 def train(config: TrainConfig, run_dir: Path, resume: bool = False,
@@ -388,7 +422,7 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False,
     evaluator = Evaluator(config, run_dir)
     pretrain_stats = None
     if config.pretrain.games > 0 and not (resume and ckpt.is_file()):
-        pretrain_stats = pretrain(config, model, evaluator)
+        pretrain_stats = pretrain(config, model, evaluator, run_dir)
     latest = MLPPolicy.from_sb3(model.policy)
     latest.name = "latest"
     if config.pool.latest > 0:
@@ -408,6 +442,12 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False,
         name: {**r.as_dict(), "opponent": name, "seats": "rotated", "deterministic": True}
         for name, r in results.items()
     }
+    clone = load_clone(run_dir)
+    before: dict[str, MatchResult] = {}
+    if clone is not None:  # the same games (the same seed: the same deals) for the clone
+        before = evaluator.evaluate(clone, config.eval.final_games, seed=config.seed + 10**9)
+        for name, r in before.items():
+            evaluation[name]["before_self_play"] = r.as_dict()
     training = {
         "algorithm": "MaskablePPO (sb3-contrib) self-play against an opponent pool",
         "command": command,
@@ -424,7 +464,7 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False,
     export_sb3_zip(model, run_dir / "policy_sb3.zip", meta)
     plot_learning_curve(run_dir, config)
     venv.close()
-    return {"run_dir": str(run_dir), "results": results, "metadata": meta}
+    return {"run_dir": str(run_dir), "results": results, "before": before, "metadata": meta}
 
 
 def check_engine(config: TrainConfig) -> None:
@@ -461,8 +501,16 @@ def next_steps(config: TrainConfig, run_dir: Path) -> list[str]:
              f"  tensorboard --logdir {shlex.quote(str(run_dir))}     # curves at http://localhost:6006"]
     if (run_dir / "learning_curve.png").is_file():
         lines.append(f"  learning curve: {run_dir / 'learning_curve.png'}")
-    lines += [f"  cahoots eval {env}{opts} {policy} heuristic random     # a tournament",
-              f"  cahoots play {env}{opts} --opponents {policy}     # play against it"]
+    games = config.eval.final_games
+    if config.team:  # a cooperative game: every seat plays the policy (a team against the game)
+        lines.append(f"  cahoots eval {env}{opts} {policy} heuristic --games {games}     "
+                     "# its team's win rate beside the heuristic team's")
+    else:  # one seat against the field in every other seat, as the run's final check
+        for field in config.eval.opponents:
+            lines.append(f"  cahoots eval {env}{opts} {policy} --field {shlex.quote(field)} "
+                         f"--games {games}     # one seat vs {field} in the others, like the "
+                         "check above (other deals: expect a figure within its interval)")
+    lines.append(f"  cahoots play {env}{opts} --opponents {policy}     # play against it")
     return lines
 
 
@@ -481,6 +529,29 @@ def limit_blas_threads(threads: int) -> None:
     threadpool_limits(threads, user_api="blas")
 
 
+def positive_int(text: str) -> int:
+    """argparse type: an int >= 1 (a run of 0 or -5 steps would train nothing and still work
+    for minutes: refused before any work starts)."""
+    value = _int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive int, got {text!r}")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    value = _int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an int >= 0, got {text!r}")
+    return value
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an int, got {text!r}") from None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -491,8 +562,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="needed with --resume: RUN_DIR/checkpoints/model.zip holds pickles "
                              "(SB3), which can run code when loaded; resume only your own runs")
     parser.add_argument("--runs-dir", default="runs", help="where run folders go (default runs/)")
-    parser.add_argument("--total-timesteps", type=int, help="override the config's total_timesteps")
-    parser.add_argument("--seed", type=int, help="override the config's seed")
+    parser.add_argument("--total-timesteps", type=positive_int, metavar="N",
+                        help="override the config's total_timesteps (a positive int)")
+    parser.add_argument("--seed", type=non_negative_int, metavar="S",
+                        help="override the config's seed (an int >= 0)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     if args.resume and not args.trust_checkpoint:
@@ -527,6 +600,10 @@ def main(argv: list[str] | None = None) -> int:
     for name, r in out["results"].items():
         what = "team win rate" if name == "team" else f"win share in one seat vs {name} opponents"
         print(f"{what}: {r}")
+        if name in out["before"]:
+            b = out["before"][name]
+            print(f"  the clone it started from, same games: {b.win_rate:.3f} [{b.ci_low:.3f}, "
+                  f"{b.ci_high:.3f}]; {overlap_note(b, r)}")
     print("\n".join(next_steps(config, run_dir)))
     return 0
 
