@@ -419,6 +419,24 @@ def test_specs() -> None:
     assert cahoots_envs.list_policies() == list_policies()
 
 
+def test_an_overlong_spec_is_one_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
+    """A spec the file system cannot look up (a name over 255 characters) is a bad spec: one
+    line naming what is allowed, from the API and from the command line."""
+    from cahoots_envs.cli import main
+
+    long = "x" * 300
+    for spec in (long, f"zoo:{long}", f"search:{long}", f"search@worlds=2:runs/{long}/p.json"):
+        with pytest.raises(ValueError, match=r"\.\.\. \(\d+ characters\)") as err:
+            load_policy(spec, KC)
+        assert "\n" not in str(err.value) and len(str(err.value)) < 300
+        assert "'heuristic', 'zoo:<name>'" in str(err.value) or "zoo entries" in str(err.value)
+    for argv in (["eval", "kansas_city", long, "heuristic", "--games", "1", "--workers", "1"],
+                 ["play", "kansas_city", "--opponents", long]):
+        assert main(argv) == 2
+        out = capsys.readouterr().err
+        assert out.count("\n") == 1 and "is not 'random', 'heuristic'" in out, out
+
+
 ZOO = list_policies()
 
 

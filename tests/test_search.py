@@ -4,6 +4,8 @@ any number of workers, seat-env opponent pools, the terminal game)."""
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
@@ -11,6 +13,8 @@ import cahoots_envs
 from cahoots_envs.errors import InfosetRequiredError
 from cahoots_envs.evaluation import play_game, run_tournament
 from cahoots_envs.search import Infoset, SearchPolicy, infoset, parse_search_spec
+from cahoots_envs.search import policy as search_policy
+from cahoots_envs.search.policy import MAX_ROLLOUTS, MAX_WORLDS
 from tests.search_checks import record_game
 from tests.test_cli import cahoots
 
@@ -112,6 +116,89 @@ def test_search_specs_and_knobs() -> None:
             cahoots_envs.load_policy(spec, "kansas_city-v1")
     with pytest.raises(ValueError, match="needs the env_id"):
         cahoots_envs.load_policy("search")
+
+
+def test_search_settings_are_range_checked_and_given_once() -> None:
+    """A repeated setting, or a budget no decision could finish, is one line naming the setting,
+    before any work."""
+    bad = {
+        "search@worlds=10,worlds=20:heuristic": "setting worlds is given twice",
+        "search@gate=1, gate=1": "setting gate is given twice",
+        f"search@worlds={MAX_WORLDS + 1}": f"worlds is a whole number >= 1 and <= {MAX_WORLDS}",
+        "search@max_worlds=1000000000": f"max_worlds is a whole number >= 1 and <= {MAX_WORLDS}",
+        f"search@max_rollouts={MAX_ROLLOUTS + 1}":
+            f"max_rollouts is a whole number >= 1 and <= {MAX_ROLLOUTS}",
+        "search@max_candidates=-2": "max_candidates is a whole number >= 1",
+        "search@time_limit=0": "time_limit is a number of seconds > 0",
+        "search@time_limit=-1": "time_limit is a number of seconds > 0",
+        "search@time_limit=nan": "time_limit is a number of seconds > 0",
+        "search@time_limit=inf": "time_limit is a number of seconds > 0",
+        "search@gate=nan": "gate is a number >= 0",
+    }
+    for spec, message in bad.items():
+        with pytest.raises(ValueError, match=message) as err:
+            cahoots_envs.load_policy(spec, "kansas_city-v1")
+        assert "\n" not in str(err.value)
+    with pytest.raises(ValueError, match="worlds is a whole number"):
+        SearchPolicy("kansas_city-v1", worlds=10**9, time_limit=0.5)
+
+
+def _wide_decision() -> Infoset:
+    """A Kansas City play worth searching, with 8 or more legal moves."""
+    env = cahoots_envs.make("kansas_city-v1")
+    env.reset(seed=0)
+    bot = cahoots_envs.load_policy("heuristic", "kansas_city-v1", seed=0)
+    while True:
+        state = infoset(env)
+        if 8 <= len(state.legal) <= 14 and state.worth_searching():
+            return state
+        env.step(bot.act(state.observation, state.action_mask))
+
+
+def test_time_limit_bounds_a_decision_whatever_the_budget() -> None:
+    state = _wide_decision()
+    bot = SearchPolicy("kansas_city-v1", seed=0, worlds=MAX_WORLDS, max_worlds=MAX_WORLDS,
+                       max_rollouts=MAX_ROLLOUTS, time_limit=0.2)
+    start = time.perf_counter()
+    move = bot.act_infoset(state)
+    assert time.perf_counter() - start < 3.0
+    assert move in state.legal
+    assert bot.stats.timeouts == 1 and bot.stats.worlds < MAX_WORLDS
+
+
+def test_time_limit_overshoots_by_one_rollout_and_drops_the_world_cut_short(monkeypatch) -> None:
+    """On a clock that moves one second a rollout: a decision stops at the first rollout past
+    its limit; the world it cut short is dropped, so the move is the one its whole worlds give
+    (the blueprint's when there are none)."""
+    state = _wide_decision()
+    n = len(state.legal)
+    clock = [0.0]
+    monkeypatch.setattr(search_policy.time, "perf_counter", lambda: clock[0])
+
+    def timed(limit: float) -> SearchPolicy:
+        bot = SearchPolicy("kansas_city-v1", seed=0, worlds=MAX_WORLDS, max_worlds=MAX_WORLDS,
+                           max_rollouts=MAX_ROLLOUTS, time_limit=limit)
+        rollout = bot._rollout
+
+        def ticking(*args):
+            clock[0] += 1.0
+            return rollout(*args)
+
+        bot._rollout = ticking  # type: ignore[method-assign]
+        clock[0] = 0.0
+        return bot
+
+    bot = timed(2.5)
+    blueprint_move = SearchPolicy("kansas_city-v1", seed=0).blueprint.act(
+        state.observation, state.action_mask)
+    assert bot.act_infoset(state) == blueprint_move
+    st = bot.stats
+    assert (st.worlds, st.rollouts, st.timeouts, st.seconds) == (0, 3, 1, 3.0)
+    bot = timed(2 * n + 0.5)
+    move = bot.act_infoset(state)
+    st = bot.stats
+    assert (st.worlds, st.rollouts, st.timeouts, st.seconds) == (2, 2 * n + 1, 1, 2 * n + 1.0)
+    assert move == SearchPolicy("kansas_city-v1", seed=0, worlds=2, max_worlds=2).act_infoset(state)
 
 
 def test_network_blueprint_rollouts() -> None:

@@ -32,6 +32,22 @@ def load_heuristic(env_id: str, options: Mapping[str, Any] | None = None,
     return info.spec.bot(info.options, seed=seed)  # type: ignore[no-any-return]
 
 
+def _looks_up(path: Path, test: str) -> bool:
+    """``path.exists()`` or ``path.is_file()``; a name the system cannot look up (a part over
+    255 characters, a NUL byte) names nothing, rather than raising ``OSError``."""
+    try:
+        return bool(getattr(path, test)())
+    except (OSError, ValueError):
+        return False
+
+
+def _shown(text: str, most: int = 80) -> str:
+    """``repr(text)``, shortened past ``most`` characters (an error message stays one line)."""
+    if len(text) <= most:
+        return repr(text)
+    return f"{text[:most - 20]!r}... ({len(text)} characters)"
+
+
 def zoo_path(name: str) -> Path:
     """The file of zoo entry ``name``: a plain name (letters, digits, ``_``, ``-``), never a path."""
     known = ", ".join(f"zoo:{p['name']}" for p in list_policies()) or "none yet"
@@ -39,8 +55,8 @@ def zoo_path(name: str) -> Path:
         raise ValueError(f"zoo:{name!r}: a zoo policy is named by a plain name (letters, digits, "
                          f"'_' and '-'; no path); zoo entries: {known}")
     path = ZOO_DIR / f"{name}.safetensors"
-    if not path.is_file():
-        raise ValueError(f"no zoo policy {name!r}; zoo entries: {known}")
+    if not _looks_up(path, "is_file"):
+        raise ValueError(f"no zoo policy {_shown(name)}; zoo entries: {known}")
     return path
 
 
@@ -74,9 +90,9 @@ def load_policy(
             raise ValueError("load_policy('heuristic') needs the env_id it will play")
         return load_heuristic(env_id, options, seed)
     path = zoo_path(spec[4:]) if spec.startswith("zoo:") else Path(spec)
-    if not path.exists():
+    if not _looks_up(path, "exists"):
         raise ValueError(
-            f"policy spec {spec!r} is not 'random', 'heuristic', 'zoo:<name>', "
+            f"policy spec {_shown(spec)} is not 'random', 'heuristic', 'zoo:<name>', "
             "'search[:<spec>]' or an existing path"
         )
     if env_id is None:

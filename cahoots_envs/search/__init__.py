@@ -42,7 +42,11 @@ def parse_search_spec(spec: str) -> tuple[dict[str, Any], str]:
             if not eq or not name.strip():
                 raise ValueError(f"search spec {spec!r}: settings are written knob=value, "
                                  f"separated by commas (e.g. search@worlds=16,gate=2.5:heuristic)")
-            knobs[name.strip()] = parse_value(text.strip())
+            name = name.strip()
+            if name in knobs:
+                raise ValueError(f"search spec {spec!r}: setting {name} is given twice; give "
+                                 "each setting once")
+            knobs[name] = parse_value(text.strip())
     return check_knobs(knobs), blueprint or "heuristic"
 
 

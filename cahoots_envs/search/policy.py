@@ -11,7 +11,11 @@ move are not yet told apart; it leaves the blueprint's move only when the best m
 gain exceeds ``gate`` standard errors. Every other decision is the blueprint's.
 
 The budget is in work units (worlds, rollouts), so a seeded game gives the same moves on any
-machine; ``time_limit`` (seconds a decision, opt-in) trades that for a bound on time.
+machine; ``time_limit`` (seconds a decision, opt-in) trades that for a bound on time: the clock
+is read before every world draw and every rollout, so a decision overshoots the limit by at most
+one world draw or one rollout (one hand played out); a world cut short is dropped, and the move
+is decided from the whole worlds done (the blueprint's move if none). ``worlds`` and
+``max_worlds`` are at most ``MAX_WORLDS``, ``max_rollouts`` at most ``MAX_ROLLOUTS``.
 
 Knobs (``SearchPolicy(..., **knobs)``, or in a spec: ``search@worlds=16,gate=2.5:heuristic``):
 
@@ -22,7 +26,7 @@ Knobs (``SearchPolicy(..., **knobs)``, or in a spec: ``search@worlds=16,gate=2.5
 - ``gate``: standard errors the paired gain must exceed to leave the blueprint's move
 - ``search_all``: search every decision with 2..max_candidates legal moves, not only those the
   game's ``worth_searching`` picks (default False)
-- ``time_limit``: seconds after which a decision draws no more worlds (None: no cap)
+- ``time_limit``: seconds a decision may take, give or take one rollout (None: no cap)
 - ``rollout``: who plays the rollouts: ``"blueprint"`` (default; the heuristic blueprint uses the
   game's fast state-based bot, which makes the same choices) or ``"heuristic"`` (the fast bot even
   under a network blueprint: cheaper)
@@ -57,6 +61,11 @@ KNOB_TYPES: dict[str, type] = {
     "gate": float, "search_all": bool, "time_limit": float, "rollout": str,
 }
 ROLLOUT_CHOICES = ("blueprint", "heuristic")
+# the most a setting may ask for: a budget beyond these would not finish in any sane time
+MAX_WORLDS = 10_000
+MAX_ROLLOUTS = 100_000
+KNOB_MAX: dict[str, int] = {"worlds": MAX_WORLDS, "max_worlds": MAX_WORLDS,
+                            "max_rollouts": MAX_ROLLOUTS}
 
 
 def check_knobs(knobs: Mapping[str, Any]) -> dict[str, Any]:
@@ -74,25 +83,30 @@ def check_knobs(knobs: Mapping[str, Any]) -> dict[str, Any]:
                 raise ValueError(f"search setting {name} is true or false, got {value!r}")
             out[name] = bool(value)
         elif kind is int:
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-                raise ValueError(f"search setting {name} is a whole number >= 1, got {value!r}")
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1 \
+                    or value > KNOB_MAX.get(name, value):
+                most = f" and <= {KNOB_MAX[name]}" if name in KNOB_MAX else ""
+                raise ValueError(f"search setting {name} is a whole number >= 1{most}, "
+                                 f"got {value!r}")
             out[name] = int(value)
         elif kind is float:
-            if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) \
-                    or not math.isfinite(value) or value < 0:
-                raise ValueError(f"search setting {name} is a number >= 0, got {value!r}")
+            positive = name == "time_limit"  # a time limit of 0 would allow no search at all
+            real = isinstance(value, (int, float, np.integer, np.floating)) and \
+                not isinstance(value, bool)
+            if not real or not math.isfinite(value) or value < 0 or (positive and value == 0):
+                what = "a number of seconds > 0 (or none)" if positive else "a number >= 0"
+                raise ValueError(f"search setting {name} is {what}, got {value!r}")
             out[name] = float(value)
         else:
             if value not in ROLLOUT_CHOICES:
                 raise ValueError(f"search setting rollout is one of {ROLLOUT_CHOICES}, got {value!r}")
             out[name] = value
-    if out.get("time_limit") == 0:
-        raise ValueError("search setting time_limit is a number of seconds > 0 (or none)")
     return out
 
 
 class SearchStats:
-    """What a search bot spent: decisions, searched ones, seconds, worlds and rollouts."""
+    """What a search bot spent: decisions, searched ones, seconds, worlds and rollouts, and the
+    searches its time limit cut short (``timeouts``)."""
 
     def __init__(self) -> None:
         self.decisions = 0
@@ -103,6 +117,7 @@ class SearchStats:
         self.max_seconds = 0.0
         self.worlds = 0
         self.rollouts = 0
+        self.timeouts = 0  # searches the time limit cut short
 
     def as_dict(self) -> dict[str, float]:
         return dict(vars(self))
@@ -218,23 +233,39 @@ class SearchPolicy(BasePolicy):
         most = min(s["max_worlds"], s["max_rollouts"] // n_moves)
         if most < 2:
             return None
+        deadline = None if s["time_limit"] is None else start + s["time_limit"]
+
+        def late() -> bool:  # read before every world draw and every rollout
+            return deadline is not None and time.perf_counter() > deadline
+
         b = legal.index(blueprint_move)
         values: list[list[float]] = []  # values[k][i]: world k, move legal[i]
         target = min(s["worlds"], most)
+        cut = False
         while True:
-            while len(values) < target:
+            while len(values) < target and not cut:
                 k = len(values)
+                cut = late()
+                if cut:
+                    break
                 world = infoset.sample(np.random.default_rng([seed, k]))
                 # every move meets the same random numbers in world k (paired differences)
                 chance, bots = np.random.default_rng([seed, k, 1]), np.random.default_rng([seed, k, 2])
                 states = chance.bit_generator.state, bots.bit_generator.state
                 row = []
                 for a in legal:
+                    cut = late()
+                    if cut:  # a world cut short is dropped: every move meets every world kept
+                        break
                     chance.bit_generator.state, bots.bit_generator.state = states
                     row.append(self._rollout(world.game, infoset.seat, a, chance, bots))
-                values.append(row)
-                self.stats.worlds += 1
-                self.stats.rollouts += n_moves
+                self.stats.rollouts += len(row)
+                if not cut:
+                    values.append(row)
+                    self.stats.worlds += 1
+            if not values:  # cut before a whole world
+                self.stats.timeouts += 1
+                return blueprint_move
             v = np.asarray(values)
             diffs = v - v[:, b : b + 1]
             mean = diffs.mean(axis=0)
@@ -244,8 +275,10 @@ class SearchPolicy(BasePolicy):
             best = int(np.argmax(mean))
             confident = mean[best] > 0 and mean[best] > s["gate"] * se[best]
             hopeless = bool(np.all((mean + s["gate"] * se)[np.arange(n_moves) != b] <= 0))
-            out_of_time = s["time_limit"] is not None and time.perf_counter() - start > s["time_limit"]
-            if confident or hopeless or len(values) >= most or out_of_time:
+            done = confident or hopeless or len(values) >= most
+            cut = cut or (not done and late())
+            self.stats.timeouts += cut
+            if done or cut:
                 return legal[best] if confident else blueprint_move
             target = min(2 * len(values), most)
 
