@@ -13,7 +13,20 @@ game ``high_card`` when run from the repository), in the raw and the protected e
 - ``bad option``: ``make`` with junk values for every option and unknown options;
 - ``unknown agent``: ``observe`` / ``action_mask`` with names that are not agents;
 - ``notation``: ``action_to_str`` with junk ids, ``str_to_action`` with junk text;
-- ``before reset``: every call that needs a game, on a fresh env.
+- ``before reset``: every call that needs a game, on a fresh env;
+- ``seat env args``: ``SeatEnv``, ``SeatVecEnv``, ``BatchedSeatVecEnv`` and the Gymnasium id
+  ``cahoots_envs/<game>_seat-vN`` built with misspelt arguments and options, unknown keywords and
+  (for the classes, which take them in ``options=``) game options as keywords: the message must
+  also name the entry point's arguments and the game's options, on one line;
+- ``vec step junk``: ``VectorGames.step``, ``SeatVecEnv.step`` and ``BatchedSeatVecEnv.step``
+  given junk batches (floats such as 3.9, numeric strings, bools, other shapes, ragged lists,
+  scalars) and batches with one masked-out or out-of-range id; each env's state (its arrays,
+  its games and its generators) compared before and after;
+- ``state junk``: ``state_layout.observation_from_state`` with states of the wrong type, dtype
+  or length and seats that are not seats.
+
+The seat-env and batched probes need stable-baselines3 (the ``train`` extra) and, for the batched
+envs, numba (the ``fast`` extra); without them those probes are left out (the output says so).
 
 Every probe expects one exception type (``IllegalActionError`` for ``step``, ``EnvNotResetError``
 before ``reset``, ``ValueError`` otherwise) with a non-empty message of at most 2,000 characters,
@@ -49,7 +62,9 @@ from cahoots_envs import EnvNotResetError, IllegalActionError
 
 MAX_MESSAGE = 2000
 CATEGORIES = ["step junk", "step after end", "bad deal", "bad reset", "bad option",
-              "unknown agent", "notation", "before reset"]
+              "unknown agent", "notation", "before reset", "seat env args", "vec step junk",
+              "state junk"]
+STATELESS = ("bad option", "seat env args", "state junk")  # no env state to compare
 
 
 # ---- the envs ---------------------------------------------------------------------------------
@@ -204,12 +219,17 @@ class Tally:
         self.longest: Counter = Counter()
 
     def probe(self, category: str, label: str, env: Any | None, expected: type[BaseException],
-              what: str, call: Callable[..., Any], *args: Any, **kwargs: Any) -> bool:
+              what: str, call: Callable[..., Any], *args: Any,
+              state: Callable[[], Any] | None = None,
+              message_names: tuple[str, ...] = (), **kwargs: Any) -> bool:
         """Run ``call(*args, **kwargs)``; True when it raised ``expected`` (and then the state of
-        ``env`` is checked unchanged)."""
+        ``env``, or what ``state()`` returns, is checked unchanged, and the message checked to
+        name every word of ``message_names`` on one line)."""
         c = self.counts[category]
         c["probes"] += 1
-        before = fingerprint(env) if env is not None else None
+        if state is None and env is not None:
+            state = lambda: fingerprint(env)
+        before = state() if state is not None else None
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -222,8 +242,15 @@ class Tally:
                 c["bad message"] += 1
                 size = "no" if not message.strip() else f"over {MAX_MESSAGE:,} characters of"
                 self.note(f"{category}: {size} message for {what}", f"{label}: {len(message)}")
-            if env is not None:
-                if fingerprint(env) == before:
+            elif message_names:
+                lacking = [w for w in message_names if w not in message]
+                if lacking or "\n" in message:
+                    c["bad message"] += 1
+                    self.note(f"{category}: message for {what} lacks "
+                              f"{'a line break' if not lacking else 'the names'}",
+                              f"{label}: lacks {lacking[:3]}: {message[:100]}")
+            if state is not None:
+                if state() == before:
                     c["unchanged"] += 1
                 else:
                     c["changed"] += 1
@@ -351,6 +378,178 @@ def probe_calls(tally: Tally, label: str, env: Any, n: int) -> Any:
     return env
 
 
+# ---- seat envs, batched steps, the global state ---------------------------------------------------
+
+def misspellings(name: str) -> list[str]:
+    """A few near misses of ``name``: one letter dropped, doubled, swapped; capitalised."""
+    out = [name[:-1], name + name[-1], name.capitalize()]
+    if len(name) > 3:
+        out.append(name[0] + name[2] + name[1] + name[3:])
+    return [m for m in out if m != name]
+
+
+def seat_entry_points(game: str) -> list[tuple[str, Callable[..., Any], bool]]:
+    """(name, factory(**kwargs), takes the game options as keywords) of each seat env that can
+    be built here: the classes and the Gymnasium id."""
+    import gymnasium
+
+    from cahoots_envs.registry import game_spec, seat_env_id
+    from cahoots_envs.training import SeatEnv
+
+    gym_id = seat_env_id(game_spec(game))
+    out: list[tuple[str, Callable[..., Any], bool]] = [
+        ("SeatEnv", lambda **kw: SeatEnv(game, **kw), False),
+        (gym_id, lambda **kw: gymnasium.make(gym_id, **kw), True),
+    ]
+    try:
+        from cahoots_envs.training import SeatVecEnv
+        out.append(("SeatVecEnv", lambda **kw: SeatVecEnv(game, 2, **kw), False))
+        from cahoots_envs.vector.seat_env import BatchedSeatVecEnv
+        if game_spec(game).has("batched"):
+            out.append(("BatchedSeatVecEnv", lambda **kw: BatchedSeatVecEnv(game, 2, **kw), False))
+    except ImportError:
+        pass
+    return out
+
+
+SEAT_ARGUMENTS = ("opponents", "learner_seat", "team", "seed")
+
+
+def probe_seat_arguments(tally: Tally, game: str, opts: dict[str, Any]) -> None:
+    """Unknown and misspelt keywords to every seat env of ``game``; the message must name the
+    entry point's arguments and the game's options."""
+    game_cls = cahoots_envs.game_spec(game).rules
+    option_names = [o.name for o in game_cls.OPTIONS]
+    label = case_label(game, opts)
+    for owner, factory, options_as_keywords in seat_entry_points(game):
+        names = (*SEAT_ARGUMENTS, *option_names)
+        wrong = [m for name in names for m in misspellings(name)] + ["x", "opponent", "colour"]
+        if not options_as_keywords:
+            wrong += option_names  # a game option given where options={...} is wanted
+        entry = "gymnasium.make(<game>_seat id)" if options_as_keywords else owner
+        for keyword in wrong:
+            given = dict(opts) if options_as_keywords else {"options": dict(opts)}
+            what = (f"{entry}(a game option as keyword)" if keyword in option_names
+                    and not options_as_keywords else f"{entry}(unknown keyword)")
+            tally.probe("seat env args", f"{label} {keyword}=", None, ValueError, what,
+                        factory, message_names=(keyword, *SEAT_ARGUMENTS, *option_names),
+                        **given, **{keyword: 1})
+
+
+def vec_junk(n: int, legal: np.ndarray, num_actions: int) -> Iterator[tuple[str, Any]]:
+    """(description, actions) for a batch of ``n`` games whose legal actions are ``legal``."""
+    yield "floats +0.9", legal + 0.9
+    yield "float array of ids", legal.astype(np.float64)
+    yield "numeric strings", legal.astype(str)
+    yield "list of numeric strings", [str(a) for a in legal]
+    yield "list with a float", [*legal.tolist()[:-1], float(legal[-1])]
+    yield "bools", legal.astype(bool)
+    yield "object array", legal.astype(object)
+    yield "shape (n, 1)", legal.reshape(n, 1)
+    yield "one short", legal[:-1]
+    yield "one too many", np.append(legal, legal[:1])
+    yield "ragged list", [[1, 2], [3]] + [0] * (n - 2)
+    yield "0-d int", np.array(legal[0])
+    for value in (None, 3, 3.9, "3", "x" * 100_000, Opaque(), np.nan):
+        yield f"scalar {kind(value)}", value
+    for value in (-1, num_actions, 2**62, -(2**62)):
+        bad = legal.copy()
+        bad[n // 2] = value
+        yield f"one id {value}", bad
+    yield "one id 2**64-1 (uint64)", np.append(legal[:-1].astype(np.uint64), np.uint64(2**64 - 1))
+
+
+def arrays_state(*objects: Any) -> Callable[[], Any]:
+    """A state function: every numpy array and generator held by ``objects`` (and the engine
+    of a batched env)."""
+    def state() -> Any:
+        out = []
+        for obj in objects:
+            for key, value in sorted(vars(obj).items()):
+                if isinstance(value, np.ndarray):
+                    out.append((key, value.dtype.str, value.shape, value.tobytes()))
+                elif isinstance(value, np.random.Generator):
+                    out.append((key, rng_state(value)))
+        return out
+    return state
+
+
+def probe_vec_steps(tally: Tally, game: str, opts: dict[str, Any], seed: int) -> list[str]:
+    """Junk batches for VectorGames, SeatVecEnv and BatchedSeatVecEnv; returns what was left
+    out (and why)."""
+    label = case_label(game, opts)
+    skipped = []
+    envs: list[tuple[str, Any, Callable[[], Any], Callable[[], np.ndarray]]] = []
+    n = 4
+    spec = cahoots_envs.game_spec(game)
+    try:
+        from cahoots_envs.training import SeatVecEnv
+        venv = SeatVecEnv(game, n, options=opts, opponents="random", seed=seed)
+        venv.reset()
+
+        def tables(v: Any = venv) -> Any:
+            return ([(t.game.render(), repr(t.game.deals), rng_state(getattr(t.game, "rng", None)))
+                     for t in v.tables], arrays_state(v)())
+        envs.append(("SeatVecEnv", venv, tables, venv.action_masks))
+    except ImportError:
+        skipped.append("SeatVecEnv (no stable-baselines3)")
+    if spec.has("batched"):
+        try:
+            from cahoots_envs import vector
+            vec = vector.make(game, n, seed=seed, **opts)
+            vec.reset()
+            envs.append(("VectorGames", vec, arrays_state(vec, vec.engine),
+                         lambda v=vec: v.engine.mask.astype(bool)))
+            from cahoots_envs.vector.seat_env import BatchedSeatVecEnv
+            bvenv = BatchedSeatVecEnv(game, n, options=opts, opponents="random", seed=seed)
+            bvenv.reset()
+            envs.append(("BatchedSeatVecEnv", bvenv, arrays_state(bvenv, bvenv.engine),
+                         bvenv.action_masks))
+        except ImportError as e:
+            skipped.append(f"batched envs ({e.name or e})")
+        except ValueError as e:  # an option value the batched engine does not play
+            skipped.append(f"{label} batched: {str(e)[:60]}")
+    for owner, env, state, masks in envs:
+        mask = masks()
+        legal = mask.argmax(axis=1)
+        num_actions = mask.shape[1]
+        junk = list(vec_junk(n, legal, num_actions))
+        masked = np.flatnonzero(~mask[n // 2])
+        if masked.size:
+            bad = legal.copy()
+            bad[n // 2] = masked[0]
+            junk.append(("one masked-out id", bad))
+        for what, actions in junk:
+            tally.probe("vec step junk", f"{label} {owner}", None, IllegalActionError,
+                        f"{owner}.step({what})", env.step, actions, state=state)
+    return skipped
+
+
+def probe_state(tally: Tally, game: str, opts: dict[str, Any]) -> None:
+    """``observation_from_state`` with junk states and seats."""
+    env = cahoots_envs.make(game, **opts)
+    if not cahoots_envs.game_spec(game).has("state_layout"):
+        return
+    env.reset(seed=0)
+    layout, good = env.unwrapped.state_layout, env.unwrapped.state()
+    n = len(env.possible_agents)
+    label = case_label(game, opts)
+    states: list[tuple[str, Any]] = [
+        ("one entry too many", np.append(good, 0)), ("one entry short", good[:-1]),
+        ("empty", good[:0]), ("a batch of two", np.stack([good, good])),
+        ("list", good.tolist()), ("bools", good.astype(bool)), ("strings", good.astype(str)),
+        ("objects", good.astype(object)), ("complex", good.astype(complex)), ("None", None),
+        ("a string", "x" * 100_000), ("a number", 1.5), ("the observation", env.observe(
+            env.agents[0])["observation"]), ("Opaque", Opaque()),
+    ]
+    for what, state in states:
+        tally.probe("state junk", label, None, ValueError, f"state {what}",
+                    layout.observation_from_state, state, 0)
+    for seat in (-1, n, 1.0, True, "0", None, np.float64(0), [0], 2**70):
+        tally.probe("state junk", label, None, ValueError, f"seat {kind(seat)}",
+                    layout.observation_from_state, good, seat)
+
+
 def table(tally: Tally, markdown: bool) -> str:
     head = ["probe", "probes", "refused as expected", "state unchanged", "accepted",
             "unexpected exception", "bad message", "longest message"]
@@ -359,12 +558,13 @@ def table(tally: Tally, markdown: bool) -> str:
     for cat in CATEGORIES:
         c = tally.counts[cat]
         total.update(c)
-        with_state = cat not in ("bad option",)
+        with_state = cat not in STATELESS
         rows.append([cat, c["probes"], c["refused"],
                      f"{c['unchanged']}/{c['refused']}" if with_state else "-",
                      c["accepted"], c["unexpected"], c["bad message"], tally.longest[cat]])
     rows.append(["total", total["probes"], total["refused"],
-                 f"{total['unchanged']}/{total['refused'] - tally.counts['bad option']['refused']}",
+                 (f"{total['unchanged']}/"
+                  f"{total['refused'] - sum(tally.counts[c]['refused'] for c in STATELESS)}"),
                  total["accepted"], total["unexpected"], total["bad message"],
                  max(tally.longest.values(), default=0)])
     cells = [[str(x) for x in r] for r in rows]
@@ -389,13 +589,22 @@ def main(argv: list[str] | None = None) -> int:
     tally = Tally()
     start = time.perf_counter()
     all_cases = cases()
+    skipped: list[str] = []
     for game, opts in all_cases:
         probe_case(tally, game, opts, args.games, args.seed)
+        probe_state(tally, game, opts)
+        try:
+            probe_seat_arguments(tally, game, opts)
+        except ImportError as e:  # gymnasium is a dependency; stable-baselines3 is not
+            skipped.append(f"seat env args ({e.name or e})")
+        skipped += probe_vec_steps(tally, game, opts, args.seed)
     seconds = time.perf_counter() - start
     print(f"probe_env_input.py --games {args.games} --seed {args.seed}: {len(all_cases)} envs "
           f"(games x player counts x test variants), raw and protected; {date.today()}, "
           f"{seconds:.0f} s")
     print(table(tally, args.markdown))
+    if skipped:
+        print("\nleft out: " + "; ".join(sorted(set(skipped))))
     if args.verbose and tally.accepted:
         print("\naccepted (no error raised):")
         for line, count in tally.accepted.most_common():

@@ -5,6 +5,8 @@ Gymnasium ids of the seat envs (``pettingzoo.make("parallel", ...)``, ``env.stat
 from __future__ import annotations
 
 import copy
+import importlib
+import sys
 import warnings
 from typing import Any
 
@@ -266,6 +268,35 @@ def test_state_errors() -> None:
     assert StateLayout(env.layout, 4, {}).kind("hand") == PUBLIC
 
 
+@pytest.mark.parametrize("state,seat,expected", [
+    ("state", 1.0, r"seat 1\.0 is not a seat of a 4-player game: an int 0..3"),
+    ("state", True, "seat True is not a seat"),
+    ("state", "0", "seat '0' is not a seat"),
+    ("list", 0, (r"^state must be a numeric numpy array of shape \({n},\), as env.state\(\) "
+                 r"of cahoots_envs/texas_euchre-v1 at 4 players gives; got list")),
+    (None, 0, "got NoneType None"),
+    ("bool", 0, "got dtype bool"),
+    ("str", 0, "got dtype <U"),
+    ("longer", 0, r"got shape \({longer},\)"),
+    ("shorter", 0, r"got shape \({shorter},\)"),
+    ("batch", 0, r"got shape \(2, {n}\)"),
+])
+def test_observation_from_state_refuses_what_is_not_a_state(state: Any, seat: Any,
+                                                            expected: str) -> None:
+    env = cahoots_envs.make("texas_euchre-v1")
+    env.reset(seed=0)
+    layout, good = env.state_layout, env.state()
+    junk = {"state": good, "list": good.tolist(), None: None, "bool": good.astype(bool),
+            "str": good.astype(str), "longer": np.append(good, 0), "shorter": good[:-1],
+            "batch": np.stack([good, good])}[state]
+    n = layout.size
+    with pytest.raises(ValueError, match=expected.format(n=n, longer=n + 1, shorter=n - 1)) as e:
+        layout.observation_from_state(junk, seat)
+    assert "\n" not in str(e.value) and len(str(e.value)) < 300
+    assert np.array_equal(layout.observation_from_state(good.astype(np.float64), np.int64(2)),
+                          env.observe("player_2")["observation"])
+
+
 def test_a_game_without_a_state_says_so(plugin_game_spec: Any) -> None:
     env = cahoots_envs.make(plugin_game_spec.env_id)
     env.reset(seed=0)
@@ -322,3 +353,17 @@ def test_unregistering_a_game_removes_its_ids(plugin_game_spec: Any) -> None:
         assert plugin_game_spec.env_id not in pettingzoo.parallel_registry
     finally:
         registry.register_game(plugin_game_spec)
+
+
+# ---- RLlib without ray ----------------------------------------------------------------------------
+def test_rllib_without_ray_names_the_extra_and_its_own_venv(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # what an absent package looks like
+    monkeypatch.delitem(sys.modules, "cahoots_envs.rllib", raising=False)
+    with pytest.raises(ImportError) as info:
+        importlib.import_module("cahoots_envs.rllib")
+    message = str(info.value)
+    assert "\n" not in message and info.value.name == "ray"
+    assert message.startswith("cahoots_envs.rllib needs ray[rllib] and torch, and ray is not "
+                              "installed here: pip install \"cahoots-envs[rllib]\" in a virtual "
+                              "environment of its own")
+    assert "Scaling out with RLlib" in message and ".venv-rllib" in message

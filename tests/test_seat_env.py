@@ -182,6 +182,57 @@ def test_bad_arguments() -> None:
         SeatEnv(KC, {"colour": "red"})
 
 
+def test_misspelt_arguments_name_the_seat_env_arguments_and_the_game_options() -> None:
+    pytest.importorskip("stable_baselines3")
+    from cahoots_envs.training import SeatVecEnv
+
+    with pytest.raises(ValueError, match=r"^unknown option or argument 'opponent': neither an "
+                       r"argument of SeatEnv nor a game option of cahoots_envs/kansas_city-v1 "
+                       r"\(did you mean 'opponents'\?\)\. SeatEnv takes env_id, options, "
+                       r"opponents, learner_seat, team, seed, render_mode, illegal_action; the "
+                       r"game options of cahoots_envs/kansas_city-v1 \(in options=\{...\}\): "
+                       r"num_players, reward_mode, hands, card_backs$"):
+        SeatEnv("kansas_city-v1", opponent="heuristic")
+    with pytest.raises(ValueError, match=r"^'num_players' is a game option of "
+                       r"cahoots_envs/kansas_city-v1: SeatEnv takes it in "
+                       r"options=\{'num_players': ...\}; unknown option or argument 'x'"):
+        SeatEnv(KC, num_players=5, x=1)
+    with pytest.raises(ValueError, match=r"'oponents': neither an argument of SeatVecEnv .*"
+                       r"'opponents'.*SeatVecEnv takes env_id, num_envs, .*reward_scale") as e:
+        SeatVecEnv(KC, 2, oponents="random")
+    assert "\n" not in str(e.value)
+
+
+def test_vec_env_takes_what_vector_games_take_and_refuses_the_rest() -> None:
+    pytest.importorskip("stable_baselines3")
+    from cahoots_envs.training import SeatVecEnv
+
+    venv = SeatVecEnv(KC, 3, opponents="random", seed=0)
+    obs = venv.reset()
+    masks = venv.action_masks()
+    legal = masks.argmax(axis=1)
+    tables = [t.game.render() for t in venv.tables]
+
+    def unchanged() -> bool:
+        return (np.array_equal(venv._obs, obs) and np.array_equal(venv.action_masks(), masks)
+                and [t.game.render() for t in venv.tables] == tables)
+
+    for junk in (legal + 0.9, legal.astype(str), [*legal.tolist()[:2], "1"], legal.astype(bool),
+                 legal.reshape(3, 1), legal[:2], None, 3):
+        with pytest.raises(IllegalActionError, match=r"learners: step takes an int array of "
+                           r"shape \(3,\).*no game changed"):
+            venv.step(junk)
+        assert unchanged()
+    illegal = legal.copy()
+    illegal[1] = int(np.flatnonzero(~masks[1])[0])  # game 0 legal: still nothing is played
+    with pytest.raises(IllegalActionError, match=r"learner action \d+ is illegal in game 1 "
+                       r"\(phase '\w+'\); no game changed"):
+        venv.step(illegal)
+    assert unchanged()
+    venv.step(legal.tolist())  # a list of ints is an integer array
+    assert not unchanged()
+
+
 def test_pool_draws_by_weight() -> None:
     pool = OpponentPool(max_snapshots=2)
     a, b = RandomPolicy(0), RandomPolicy(1)

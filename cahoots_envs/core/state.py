@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from cahoots_envs.core.layout import OBS_DTYPE, Layout, Segment
+from cahoots_envs.core.text import short_repr
 
 if TYPE_CHECKING:
     from cahoots_envs.core.game import Game
@@ -105,10 +106,25 @@ class StateLayout:
         return out
 
     def observation_from_state(self, state: np.ndarray, seat: int) -> np.ndarray:
-        """``seat``'s observation, rebuilt from the state alone."""
+        """``seat``'s observation, rebuilt from the state alone. ``state``: one state as
+        ``env.state()`` gives it, a numeric numpy array of shape ``(size,)``; ``seat``: an int
+        ``0..num_players-1``. Anything else raises a one-line ``ValueError`` saying what is
+        expected."""
         n = self.num_players
-        if not 0 <= seat < n:
-            raise ValueError(f"seat {seat} is not a seat of a {n}-player game")
+        if (isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer))
+                or not 0 <= seat < n):
+            raise ValueError(f"seat {short_repr(seat)} is not a seat of a {n}-player game: "
+                             f"an int 0..{n - 1}")
+        expected = (f"a numeric numpy array of shape ({self.size},), as env.state() of "
+                    f"{self.observation.env_id} at {n} players gives")
+        if not isinstance(state, np.ndarray):
+            raise ValueError(  # noqa: TRY004 (a bad argument value, as every other here)
+                f"state must be {expected}; got {type(state).__name__} {short_repr(state)}")
+        if state.dtype == np.bool_ or state.dtype.kind not in "fiu":
+            raise ValueError(f"state must be {expected}; got dtype {state.dtype}")
+        if state.shape != (self.size,):
+            raise ValueError(f"state must be {expected}; got shape {state.shape}")
+        seat = int(seat)
         out = np.zeros(self.observation.size, OBS_DTYPE)
         for seg in self.observation.segments:
             src = state[self.layout.slice(seg.name)]

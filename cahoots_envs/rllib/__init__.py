@@ -12,12 +12,33 @@ ray's rllib extra pins an older gymnasium than the main one (see docs/scale.md).
 - ``export``: the trained actor as a saved policy (numpy ``MLPPolicy``) that plays anywhere.
 """
 
+RLLIB_EXTRA = 'pip install "cahoots-envs[rllib]"'
+
+
+def _require_rllib() -> None:
+    """ray[rllib] and torch, or one line naming the extra and the separate virtual env (as
+    ``cahoots_envs.vector`` names the ``fast`` extra when numba is missing)."""
+    try:
+        import ray.rllib  # noqa: F401
+        import torch  # noqa: F401
+    except ImportError as e:
+        missing = (e.name or "ray").split(".")[0]
+        raise ImportError(
+            f"cahoots_envs.rllib needs ray[rllib] and torch, and {missing} is not installed "
+            f"here: {RLLIB_EXTRA} in a virtual environment of its own (ray[rllib] pins an "
+            "older gymnasium than the main install; the README's 'Scaling out with RLlib' sets "
+            "up .venv-rllib)", name=missing) from None
+
+
+_require_rllib()
+
 from cahoots_envs.rllib.config import RLlibTrainConfig, load_config, ppo_config
 from cahoots_envs.rllib.env import CahootsMultiAgentEnv, LegalActions
 from cahoots_envs.rllib.export import export, policy_from_module
 from cahoots_envs.rllib.module import MaskedPPOTorchRLModule
 
 __all__ = [
+    "RLLIB_EXTRA",
     "CahootsMultiAgentEnv",
     "LegalActions",
     "MaskedPPOTorchRLModule",

@@ -14,8 +14,11 @@ seat, summed since its last decision (see ``tables.py``). For a cooperative game
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+import difflib
+import functools
+import inspect
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ParamSpec
 
 import gymnasium as gym
 import numpy as np
@@ -33,6 +36,53 @@ from cahoots_envs.training.pool import OpponentPool
 from cahoots_envs.training.tables import TEAM, Table, advance, reseed
 
 Opponents = OpponentPool | Policy | str | Sequence[Policy]
+P = ParamSpec("P")
+
+
+def unknown_arguments_error(owner: str, env_id: str, unknown: Sequence[str],
+                            arguments: Sequence[str], options_as_keywords: bool = False
+                            ) -> ValueError:
+    """The one-line error for keywords that ``owner`` (a seat env) does not take: each one is
+    neither an argument of ``owner`` nor an option of ``env_id``'s game (the message lists both
+    and suggests a close match), or a game option given where ``owner`` wants it in
+    ``options={...}``. ``options_as_keywords``: ``owner`` takes the game options as keywords too
+    (the Gymnasium ids)."""
+    from cahoots_envs.registry import game_spec
+
+    spec = game_spec(env_id)  # an unknown id is the first thing to hear about
+    game_options = [o.name for o in spec.rules.OPTIONS]
+    problems = []
+    for name in unknown:
+        if name in game_options and not options_as_keywords:
+            problems.append(f"{name!r} is a game option of {spec.env_id}: {owner} takes it in "
+                            f"options={{{name!r}: ...}}")
+            continue
+        close = difflib.get_close_matches(name, [*arguments, *game_options], n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        problems.append(f"unknown option or argument {short_repr(name)}: neither an argument "
+                        f"of {owner} nor a game option of {spec.env_id}{hint}")
+    where = "" if options_as_keywords else " (in options={...})"
+    return ValueError(f"{'; '.join(problems)}. {owner} takes {', '.join(arguments)}; the game "
+                      f"options of {spec.env_id}{where}: {', '.join(game_options)}")
+
+
+def seat_env_arguments(init: Callable[P, None]) -> Callable[P, None]:
+    """Decorates a seat env's ``__init__(self, env_id, ...)``: a keyword it does not take raises
+    ``unknown_arguments_error`` (one line naming the env's arguments and the game's options)
+    rather than Python's ``TypeError``; the signature stays as written (type checkers see it)."""
+    arguments = [name for name in inspect.signature(init).parameters if name != "self"]
+
+    @functools.wraps(init)
+    def checked(*args: P.args, **kwargs: P.kwargs) -> None:
+        unknown = [name for name in kwargs if name not in arguments]
+        if unknown:
+            owner = type(args[0]).__name__ if args else "seat env"
+            env_id = args[1] if len(args) > 1 else kwargs.get("env_id")
+            if isinstance(env_id, str):
+                raise unknown_arguments_error(owner, env_id, unknown, arguments)
+        init(*args, **kwargs)
+
+    return checked
 
 
 def make_pool(env_id: str, options: Mapping[str, Any] | None, opponents: Opponents,
@@ -121,6 +171,7 @@ class SeatEnv(gym.Env):
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"]}  # noqa: RUF012 (gymnasium's attribute)
 
+    @seat_env_arguments
     def __init__(
         self,
         env_id: str,

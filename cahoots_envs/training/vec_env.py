@@ -18,8 +18,22 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices
 
 from cahoots_envs.core.driver import fill_observation
 from cahoots_envs.core.layout import OBS_DTYPE
-from cahoots_envs.training.seat_env import Opponents, seat_setup
+from cahoots_envs.errors import IllegalActionError
+from cahoots_envs.training.seat_env import Opponents, seat_env_arguments, seat_setup
 from cahoots_envs.training.tables import Table, advance, reseed
+from cahoots_envs.vector import action_ids
+
+
+def illegal_learner_action(action: int, game: int, others: int, num_actions: int,
+                           phase: str | None = None) -> str:
+    """The message of a learner's action that is not legal in game ``game`` (``others``: how
+    many more games got one), for ``SeatVecEnv`` and ``BatchedSeatVecEnv``."""
+    what = f"action {action}" + (f" (out of range 0..{num_actions - 1})"
+                                 if not 0 <= action < num_actions else "")
+    where = f"game {game}" + (f" (phase {phase!r})" if phase is not None else "")
+    more = f" (and {others} other games)" if others else ""
+    return (f"learner {what} is illegal in {where}{more}; no game changed (pass the action "
+            "masks to the learner)")
 
 
 class VecEnvAttributes(VecEnv):
@@ -71,6 +85,7 @@ class SeatVecEnv(VecEnvAttributes):
     """``num_envs`` seat games sharing one opponent pool (see ``SeatEnv`` for the arguments);
     ``reward_scale`` multiplies every reward (e.g. to bring ``reward_mode="points"`` to ~1)."""
 
+    @seat_env_arguments
     def __init__(
         self,
         env_id: str,
@@ -132,16 +147,22 @@ class SeatVecEnv(VecEnvAttributes):
         return tables
 
     def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.asarray(actions)
+        self._actions = None  # a refused batch leaves nothing to replay
+        # what VectorGames.step and BatchedSeatVecEnv take: int64[num_envs], bools and floats
+        # refused (int(3.9) would play 3)
+        self._actions = action_ids(actions, self.num_envs, f"{self.env_id} learners")
 
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
-        assert self._actions is not None, "step_async first"
-        for t, legal, a in zip(self.tables, self._legal, self._actions):
-            a = int(a)
-            if a not in legal:
-                g = t.game
-                raise ValueError(f"learner action {a} is illegal in phase {g.phase!r} "
-                                 "(pass the action masks to the learner)")
+        if not self.tables or self._actions is None:
+            raise RuntimeError("call reset() and step_async() before step_wait()")
+        acts = self._actions.tolist()
+        self._actions = None  # used, or refused: either way not replayed
+        bad = [i for i, (legal, a) in enumerate(zip(self._legal, acts)) if a not in legal]
+        if bad:  # every game checked before any is played: a refused step changes nothing
+            i = bad[0]
+            raise IllegalActionError(illegal_learner_action(
+                acts[i], i, len(bad) - 1, self.info.num_actions, self.tables[i].game.phase))
+        for t, a in zip(self.tables, acts):
             t.game.apply(a)
         advance(self.tables, self.info)
         rewards = np.zeros(self.num_envs, np.float32)

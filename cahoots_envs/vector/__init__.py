@@ -24,7 +24,10 @@ cahoots_envs`` and the AEC envs never import it. See ``docs/vector.md``.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import logging
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,8 +41,15 @@ from cahoots_envs.core.text import short_repr
 from cahoots_envs.errors import EnvNotResetError, IllegalActionError, NotAvailableError
 
 FAST_EXTRA = 'pip install "cahoots-envs[fast]"'
+# the first compile of one game's kernels (reset and step), measured on a shared 2-core machine
+# (see docs/vector.md); a warm on-disk cache loads them in about a second
+COMPILE_TIME = "10-20 s on a 2-core machine"
 
-__all__ = ["FAST_EXTRA", "VectorGames", "VectorStep", "make", "random_legal_actions"]
+__all__ = ["FAST_EXTRA", "VectorGames", "VectorStep", "action_ids", "compile_notice", "make",
+           "random_legal_actions"]
+
+log = logging.getLogger(__name__)
+_compile_announced: set[str] = set()  # games whose compile this process has announced
 
 
 @dataclass(frozen=True)
@@ -109,6 +119,52 @@ def make(env_id: str, num_envs: int, seed: int | None = None, **options: Any) ->
     return VectorGames(spec, num_envs, seed, options)
 
 
+def action_ids(actions: Any, num_envs: int, where: str) -> np.ndarray:
+    """``actions`` as ``int64[num_envs]``, one action id per game: what every batched step
+    takes (``VectorGames``, ``SeatVecEnv``, ``BatchedSeatVecEnv``), an integer array (or a
+    list of ints) of shape ``(num_envs,)``, bools excepted. Anything else (floats, strings,
+    bools, another shape) raises ``IllegalActionError`` naming ``where`` and what is accepted;
+    the range is not checked."""
+    try:
+        arr = np.asarray(actions)
+    except (ValueError, TypeError):  # a ragged list
+        arr = None
+    if (arr is None or arr.shape != (num_envs,) or arr.dtype == np.bool_
+            or not np.issubdtype(arr.dtype, np.integer)):
+        got = (f"{type(actions).__name__} {short_repr(actions)}" if arr is None else
+               f"dtype {arr.dtype} shape {arr.shape}")
+        raise IllegalActionError(
+            f"{where}: step takes an int array of shape ({num_envs},), one action id per game "
+            f"(not bools, floats or strings); got {got}; no game changed")
+    return arr.astype(np.int64, copy=False)
+
+
+@contextlib.contextmanager
+def compile_notice(game: str, active: bool = True) -> Iterator[None]:
+    """While active, numba's first compile (numba's ``numba:compile`` event: a kernel neither
+    compiled in this process nor in numba's on-disk cache) logs a warning that ``game``'s
+    kernels are compiling and about how long that takes; once per game and process. Wraps the
+    first ``reset`` and ``step`` of each batch, where the kernels compile (``active``: False
+    afterwards)."""
+    if not active or game in _compile_announced:
+        yield
+        return
+    from numba.core import event
+
+    class Notice(event.Listener):
+        def on_start(self, ev: event.Event) -> None:
+            if game not in _compile_announced:
+                _compile_announced.add(game)
+                log.warning("cahoots_envs.vector: compiling the batched kernels of %s with "
+                            "numba, %s; once: numba caches them on disk", game, COMPILE_TIME)
+
+        def on_end(self, ev: event.Event) -> None:
+            pass
+
+    with event.install_listener("numba:compile", Notice()):
+        yield
+
+
 def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One uniformly random legal action per row of ``mask`` (``[N, A]``, 0/1, each row with a
     legal action), with one random number per row: the k-th legal entry of each row, k uniform
@@ -160,6 +216,7 @@ class VectorGames:
         self.single_action_space = spaces.Discrete(self.num_actions)
         self._rng_state: np.ndarray | None = None
         self._rows = np.arange(self.num_envs)
+        self._watch_compile = True  # until the first step: compile_notice
 
     @functools.cached_property
     def observation_space(self) -> spaces.Dict:
@@ -196,7 +253,8 @@ class VectorGames:
             state = self._seed_states(self._seed, self.num_envs)
         else:
             state = self._rng_state
-        self.engine.reset(state, deals)  # checks every deal before it changes anything
+        with compile_notice(self.spec.name, self._watch_compile):
+            self.engine.reset(state, deals)  # checks every deal before it changes anything
         self._rng_state = state
         return self._result()
 
@@ -207,18 +265,14 @@ class VectorGames:
         if self._rng_state is None:
             raise EnvNotResetError(f"{self.env_id}: call reset() before step()")
         acts = self._check(actions)
-        self.engine.step(acts)
+        with compile_notice(self.spec.name, self._watch_compile):
+            self.engine.step(acts)
+        self._watch_compile = False  # the kernels are compiled (or loaded) by now
         return self._result()
 
     def _check(self, actions: Any) -> np.ndarray:
         n, a = self.num_envs, self.num_actions
-        arr = np.asarray(actions)
-        if arr.shape != (n,) or arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
-            raise IllegalActionError(
-                f"{self.env_id}: step takes an int array of shape ({n},), one action id per "
-                f"game; got {'dtype ' + str(arr.dtype) + ' shape ' + str(arr.shape)}; no game "
-                "changed")
-        acts = arr.astype(np.int64, copy=False)
+        acts = action_ids(actions, n, self.env_id)
         in_range = (acts >= 0) & (acts < a)
         if in_range.all():
             legal = self.engine.mask[self._rows, acts] != 0

@@ -31,10 +31,10 @@ import numpy as np
 from cahoots_envs.core.policy import Policy
 from cahoots_envs.errors import IllegalActionError
 from cahoots_envs.training.pool import OpponentPool
-from cahoots_envs.training.seat_env import Opponents, seat_setup
+from cahoots_envs.training.seat_env import Opponents, seat_env_arguments, seat_setup
 from cahoots_envs.training.tables import reseed
-from cahoots_envs.training.vec_env import VecEnvAttributes
-from cahoots_envs.vector import VectorGames
+from cahoots_envs.training.vec_env import VecEnvAttributes, illegal_learner_action
+from cahoots_envs.vector import VectorGames, action_ids, compile_notice
 from cahoots_envs.vector import make as make_vector
 
 MAX_ROUNDS = 100_000  # opponent rounds in one step before giving up (a game always ends)
@@ -45,6 +45,7 @@ class BatchedSeatVecEnv(VecEnvAttributes):
     """``num_envs`` seat games on ``cahoots_envs.vector`` (see the module docstring); the
     arguments are ``SeatVecEnv``'s."""
 
+    @seat_env_arguments
     def __init__(
         self,
         env_id: str,
@@ -89,6 +90,7 @@ class BatchedSeatVecEnv(VecEnvAttributes):
         self._waits = np.full(n, -1, np.int64)  # the actions of one opponent round
         self._actions: np.ndarray | None = None
         self._reset_done = False
+        self._watch_compile = True  # until the first step: compile_notice
 
     @property
     def pool(self) -> OpponentPool | list[Policy]:
@@ -248,39 +250,42 @@ class BatchedSeatVecEnv(VecEnvAttributes):
                 reseed(policy, seed * 7919 + i + 1)
         self._reset_seeds()
         self._reset_options()
-        self.vec.reset(seed=seed)
-        self._episode_return[:] = 0.0
-        self._new_episodes(self._rows)
-        scratch_r = np.zeros(self.num_envs, np.float64)
-        scratch_d = np.zeros(self.num_envs, np.bool_)
-        self._advance(scratch_r, scratch_d, [{} for _ in range(self.num_envs)])
+        with compile_notice(self.vec.spec.name, self._watch_compile):  # the opponents' too
+            self.vec.reset(seed=seed)
+            self._episode_return[:] = 0.0
+            self._new_episodes(self._rows)
+            scratch_r = np.zeros(self.num_envs, np.float64)
+            scratch_d = np.zeros(self.num_envs, np.bool_)
+            self._advance(scratch_r, scratch_d, [{} for _ in range(self.num_envs)])
         self._reset_done = True
         return self.engine.obs.copy()
 
     def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.asarray(actions)
+        self._actions = None  # a refused batch leaves nothing to replay
+        # SeatVecEnv's and VectorGames.step's rule: int64[num_envs], bools and floats refused
+        self._actions = action_ids(actions, self.num_envs, f"{self.env_id} learners")
 
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
         if not self._reset_done or self._actions is None:
             raise RuntimeError("call reset() and step_async() before step_wait()")
         e = self.engine
-        acts = self._actions.astype(np.int64, copy=False).reshape(-1)
-        if acts.shape != (self.num_envs,):
-            raise ValueError(f"learner actions must be one per game: shape ({self.num_envs},), "
-                             f"got {self._actions.shape}")
+        acts, self._actions = self._actions, None  # used, or refused: either way not replayed
         ok = (acts >= 0) & (acts < self.vec.num_actions)
         ok[ok] = e.mask[self._rows[ok], acts[ok]] != 0
         if not ok.all():
-            i = int(np.flatnonzero(~ok)[0])
-            raise ValueError(f"learner action {int(acts[i])} is illegal in game {i} (pass the "
-                             "action masks to the learner)")
+            bad = np.flatnonzero(~ok)
+            i = int(bad[0])
+            raise IllegalActionError(
+                illegal_learner_action(int(acts[i]), i, bad.size - 1, self.vec.num_actions))
         out_rewards = np.zeros(self.num_envs, np.float64)
         out_dones = np.zeros(self.num_envs, np.bool_)
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         self._decided[:] = True
-        e.step(np.ascontiguousarray(acts))
-        self._after_step(acts, out_rewards, out_dones, infos)
-        self._advance(out_rewards, out_dones, infos)
+        with compile_notice(self.vec.spec.name, self._watch_compile):
+            e.step(np.ascontiguousarray(acts))
+            self._after_step(acts, out_rewards, out_dones, infos)
+            self._advance(out_rewards, out_dones, infos)
+        self._watch_compile = False
         # games still in their episode: everything earned since the learner's last decision
         # (for a game dealt anew in the last step, since its deal); the sum of what an episode
         # paid is its outcome in win mode (reported in the infos)
@@ -288,7 +293,6 @@ class BatchedSeatVecEnv(VecEnvAttributes):
         out_rewards[ongoing] = self._acc[ongoing]
         self._episode_return[ongoing] += self._acc[ongoing]
         self._acc[ongoing] = 0.0
-        self._actions = None
         rewards = (out_rewards * self.reward_scale).astype(np.float32)
         return e.obs.copy(), rewards, out_dones, infos
 
