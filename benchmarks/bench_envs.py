@@ -94,14 +94,22 @@ def rss_mb() -> float:
     return pages * resource.getpagesize() / 2**20
 
 
+def memory_env_id() -> str:
+    """The env whose live instances ``memory_of_live_envs`` counts: Kansas City's current id."""
+    spec = cahoots_envs.game_spec("kansas_city")
+    return f"{spec.name}-v{spec.version}"
+
+
 def memory_of_live_envs(count: int = 1000) -> float:
-    """MB of RSS added by ``count`` Kansas City envs, each reset and a few steps in."""
+    """MiB of RSS added by ``count`` Kansas City envs (the current version, 4 players), each
+    reset and 10 steps in."""
     gc.collect()
     before = rss_mb()
     envs = []
     rng = np.random.default_rng(0)
+    env_id = memory_env_id()
     for i in range(count):
-        env = cahoots_envs.make("kansas_city-v1")
+        env = cahoots_envs.make(env_id)
         env.reset(seed=i)
         for _ in range(10):
             legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
@@ -388,8 +396,8 @@ def main(argv: list[str] | None = None) -> None:
         print(f"| {name} | {sps:,.0f} | {gps:,.1f} |{ratio}")
     print()
     mem = memory_of_live_envs()
-    print(f"memory of 1,000 live kansas_city_v1 envs: {mem:.0f} MB "
-          f"({mem * 1024 / 1000:.0f} KB per env)")
+    print(f"memory of 1,000 live {memory_env_id()} envs: {mem:.1f} MiB "
+          f"({mem * 1024 / 1000:.0f} KiB per env)")
     print()
     sys.stdout.flush()
     if configs:

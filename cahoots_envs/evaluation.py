@@ -403,10 +403,11 @@ class TournamentResult:
         ax.set_xlim(0, 1)
         ax.set_xlabel("win rate (95% Wilson interval)")
         game = self.env_id.split("/", 1)[-1]
-        fig.suptitle(f"{game}, {self.num_players} players, {len(self.games)} games (seed {self.seed})")
+        title = f"{game}, {self.num_players} players, {len(self.games)} games (seed {self.seed})"
+        fig.suptitle(title)
         fig.tight_layout()
         path = Path(path)
-        fig.savefig(path, dpi=110)
+        fig.savefig(path, dpi=110, metadata={"Title": title})  # the docs' tests read it
         plt.close(fig)
         return path
 
