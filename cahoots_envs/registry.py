@@ -158,8 +158,15 @@ class _SeatFactory:
         self.env_id = env_id
 
     def __call__(self, **kwargs: Any) -> Any:
-        from cahoots_envs.training.seat_env import SeatEnv
+        from cahoots_envs.training.seat_env import SeatEnv, unknown_arguments_error
 
+        spec = game_spec(self.env_id)
+        known = {*self.SEAT_ARGUMENTS, "options", *(o.name for o in spec.rules.OPTIONS)}
+        unknown = [k for k in kwargs if k not in known]
+        if unknown:  # a misspelt seat-env argument is not just "an unknown game option"
+            raise unknown_arguments_error(seat_env_id(spec), self.env_id, unknown,
+                                          (*self.SEAT_ARGUMENTS, "options"),
+                                          options_as_keywords=True)
         seat = {k: kwargs.pop(k) for k in self.SEAT_ARGUMENTS if k in kwargs}
         options = kwargs.pop("options", None)
         if options is not None and not isinstance(options, dict):

@@ -201,6 +201,15 @@ def test_misspelt_arguments_name_the_seat_env_arguments_and_the_game_options() -
                        r"'opponents'.*SeatVecEnv takes env_id, num_envs, .*reward_scale") as e:
         SeatVecEnv(KC, 2, oponents="random")
     assert "\n" not in str(e.value)
+    import gymnasium
+
+    # the Gymnasium id takes game options as keywords too, and names both kinds
+    with pytest.raises(ValueError, match=r"^unknown option or argument 'opponent': neither an "
+                       r"argument of cahoots_envs/kansas_city_seat-v1 nor a game option .*"
+                       r"\(did you mean 'opponents'\?\)\. cahoots_envs/kansas_city_seat-v1 "
+                       r"takes opponents, .*options; the game options of "
+                       r"cahoots_envs/kansas_city-v1: num_players, "):
+        gymnasium.make("cahoots_envs/kansas_city_seat-v1", opponent="heuristic")
 
 
 def test_vec_env_takes_what_vector_games_take_and_refuses_the_rest() -> None:

@@ -87,14 +87,26 @@ class CardGameEnv(AECEnv):
         self.state_layout: StateLayout | None = None
         if spec.has("state_layout"):
             self.state_layout = state_layout(spec.state_layout, self.layout, self.options)
-            state_low, state_high = self.state_layout.bounds()
-            self.state_space = spaces.Box(low=state_low, high=state_high, dtype=OBS_DTYPE)
+        self._state_space: spaces.Box | None = None  # built on first use (see state_space)
         self._rng: np.random.Generator | None = None
         self.game: Game | None = None
         self._legal: list[int] | None = None
         self._illegal_agent: str | None = None  # set when the protected env ended the game
 
     # ---- spaces -------------------------------------------------------------------------
+    @property
+    def state_space(self) -> spaces.Box:
+        """The space of ``state()``, built when first asked for: its bounds are two float
+        arrays of the state's length (about 22 KB for Kansas City), which an env that never
+        serves a centralised critic need not hold. A game without a global state has none
+        (``AttributeError``, so ``hasattr(env, "state_space")`` says whether there is one)."""
+        if self.state_layout is None:
+            raise AttributeError(f"{self.env_id} declares no global state (no state_space)")
+        if self._state_space is None:
+            low, high = self.state_layout.bounds()
+            self._state_space = spaces.Box(low=low, high=high, dtype=OBS_DTYPE)
+        return self._state_space
+
     @property
     def spec(self) -> GameSpec:
         """The game's ``GameSpec`` (the same object as ``game_spec``)."""

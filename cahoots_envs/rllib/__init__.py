@@ -23,7 +23,7 @@ def _require_rllib() -> None:
         import torch  # noqa: F401
     except ImportError as e:
         missing = (e.name or "ray").split(".")[0]
-        raise ImportError(
+        raise ModuleNotFoundError(
             f"cahoots_envs.rllib needs ray[rllib] and torch, and {missing} is not installed "
             f"here: {RLLIB_EXTRA} in a virtual environment of its own (ray[rllib] pins an "
             "older gymnasium than the main install; the README's 'Scaling out with RLlib' sets "
