@@ -63,8 +63,8 @@ from cahoots_envs import EnvNotResetError, IllegalActionError
 MAX_MESSAGE = 2000
 CATEGORIES = ["step junk", "step after end", "bad deal", "bad reset", "bad option",
               "unknown agent", "notation", "before reset", "seat env args", "vec step junk",
-              "state junk"]
-STATELESS = ("bad option", "seat env args", "state junk")  # no env state to compare
+              "state junk", "policy spec", "game spec"]
+STATELESS = ("bad option", "seat env args", "state junk", "policy spec")  # no env state
 
 
 # ---- the envs ---------------------------------------------------------------------------------
@@ -550,6 +550,71 @@ def probe_state(tally: Tally, game: str, opts: dict[str, Any]) -> None:
                     layout.observation_from_state, good, seat)
 
 
+def bad_policy_specs(game: str) -> list[str]:
+    """Policy specs that name nothing or ask for what cannot be had: overlong names, a NUL byte,
+    search settings given twice, out of range or beyond what a decision can finish."""
+    long = "x" * 300
+    return [
+        long, "zoo:" + long, "search:" + long, f"search@worlds=2:runs/{long}/p.json",
+        "zoo:a\x00b", "heur\x00istic", "", " ", "zoo:", "zoo:../x", "search@:heuristic",
+        "search@worlds=10,worlds=20:heuristic", "search@gate=1,gate=1:heuristic",
+        "search@worlds=10001:heuristic", "search@max_worlds=1000000000:heuristic",
+        "search@max_rollouts=100001:heuristic", "search@worlds=0:heuristic",
+        "search@worlds=-3:heuristic", "search@worlds=2.5:heuristic",
+        "search@time_limit=0:heuristic", "search@time_limit=-1:heuristic",
+        "search@time_limit=nan:heuristic", "search@time_limit=inf:heuristic",
+        "search@gate=nan:heuristic", "search@gate=-1:heuristic",
+        "search@max_candidates=-2:heuristic", "search@no_such_knob=1:heuristic",
+        f"search@worlds={'9' * 5000}:heuristic", "random@seed=1", "search@worlds=2:search",
+    ]
+
+
+def probe_policy_specs(tally: Tally, game: str, opts: dict[str, Any]) -> None:
+    """``load_policy`` with specs that cannot load: one ``ValueError`` line each (naming what
+    is allowed), before any search or file read starts."""
+    label = case_label(game, opts)
+    env_id = cahoots_envs.game_spec(game).env_id
+    for spec in bad_policy_specs(game):
+        tally.probe("policy spec", label, None, ValueError, f"load_policy({short_repr(spec, 40)})",
+                    cahoots_envs.load_policy, spec, env_id, opts)
+
+
+def probe_game_specs(tally: Tally) -> None:
+    """``register_game`` with one field of a valid spec (the test game's rules under a new name)
+    broken: a ``GameSpecError`` line each, and no registry touched."""
+    import dataclasses
+
+    import gymnasium
+    import pettingzoo
+
+    from cahoots_envs import GameSpecError, registry
+
+    base = next((s for s in cahoots_envs.registered_games() if s.name == "high_card"), None)
+    if base is None:
+        return
+
+    def registries() -> tuple[Any, ...]:
+        return (list(registry._SPECS.items()), dict(pettingzoo.aec_registry),
+                dict(pettingzoo.parallel_registry), dict(gymnasium.registry))
+
+    bad_rules = [("VERSION", v) for v in (-1, 1.5, "1", None, True, 10**30)]
+    bad_rules += [("PLAYER_COUNTS", v) for v in ((), (0,), (2, 2), (-1, 3), "23", None, (2.5,))]
+    bad_rules += [("DEFAULT_PLAYERS", v) for v in (7, None, "2")]
+    bad_rules += [("NAME", v) for v in ("", "a b", "a-b", None, 5, "1game")]
+    bad_rules += [("TITLE", v) for v in ("", None, 3)]
+    bad_rules += [("COOPERATIVE", v) for v in ("yes", 1.0, None)]
+    bad_rules += [("POINTS_SIGN", v) for v in (0, 2, "1")]
+    bad_rules += [("OPTIONS", v) for v in (None, (), "num_players")]
+    for where, value in bad_rules:
+        name = f"probe_{abs(hash((where, repr(value)))) % 10**8}"
+        rules = type(name, (base.rules,), {"NAME": name})
+        spec = dataclasses.replace(base, rules=rules)
+        setattr(rules, where, value)  # the rules may change after their spec is built
+        tally.probe("game spec", f"register_game({where}={short_repr(value, 20)})", None,
+                    GameSpecError, f"{where} {kind(value)}", cahoots_envs.register_game, spec,
+                    state=registries, message_names=(where,))
+
+
 def table(tally: Tally, markdown: bool) -> str:
     head = ["probe", "probes", "refused as expected", "state unchanged", "accepted",
             "unexpected exception", "bad message", "longest message"]
@@ -598,6 +663,8 @@ def main(argv: list[str] | None = None) -> int:
         except ImportError as e:  # gymnasium is a dependency; stable-baselines3 is not
             skipped.append(f"seat env args ({e.name or e})")
         skipped += probe_vec_steps(tally, game, opts, args.seed)
+        probe_policy_specs(tally, game, opts)
+    probe_game_specs(tally)
     seconds = time.perf_counter() - start
     print(f"probe_env_input.py --games {args.games} --seed {args.seed}: {len(all_cases)} envs "
           f"(games x player counts x test variants), raw and protected; {date.today()}, "

@@ -437,6 +437,14 @@ def test_an_overlong_spec_is_one_clear_error(capsys: pytest.CaptureFixture[str])
         assert out.count("\n") == 1 and "is not 'random', 'heuristic'" in out, out
 
 
+def test_an_empty_spec_is_a_bad_spec_not_a_missing_file() -> None:
+    """``Path("")`` is the current folder: an empty spec used to read as a saved policy there
+    ("policy.safetensors: no such policy file")."""
+    for spec in ("", "  "):
+        with pytest.raises(ValueError, match=r"^policy spec is empty: give 'random', "):
+            load_policy(spec, KC)
+
+
 ZOO = list_policies()
 
 

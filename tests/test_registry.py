@@ -154,6 +154,9 @@ BAD_FIELDS = [
     ("VERSION", -1, "VERSION must be a non-negative int, got -1"),
     ("VERSION", "1", "VERSION must be a non-negative int, got '1'"),
     ("VERSION", True, "VERSION must be a non-negative int, got True"),
+    # every earlier version gets a retired id: a huge VERSION would never finish registering
+    ("VERSION", 10**30, ("VERSION must be at most 999 (every earlier version gets a retired "
+                         "id), got 1000000000000000000000000000000")),
     ("PLAYER_COUNTS", (), ("PLAYER_COUNTS must be a non-empty sequence of distinct positive ints, "
                            "got ()")),
     ("PLAYER_COUNTS", (0, 2), "PLAYER_COUNTS must be .* got (0, 2)"),

@@ -96,9 +96,15 @@ def _is_sequence(value: Any) -> bool:
     return isinstance(value, Sequence) and not isinstance(value, (str, bytes))
 
 
+MAX_VERSION = 999  # registering a game registers a retired id for every earlier version
+
+
 def _version_problems(rules: type[Game]) -> list[str]:
     if not _is_int(rules.VERSION):
         return [f"VERSION must be a non-negative int, got {short_repr(rules.VERSION)}"]
+    if rules.VERSION > MAX_VERSION:
+        return [(f"VERSION must be at most {MAX_VERSION} (every earlier version gets a retired "
+                 f"id), got {short_repr(rules.VERSION)}")]
     version = int(rules.VERSION)
     problems = []
     notes = getattr(rules, "VERSION_NOTES", {})

@@ -79,6 +79,9 @@ def load_policy(
     from cahoots_envs.policies.saved import load_saved_policy, read_metadata
 
     spec = str(spec)
+    if not spec.strip():  # Path("") is the current folder: it would look for a policy there
+        raise ValueError("policy spec is empty: give 'random', 'heuristic', 'zoo:<name>', "
+                         "'search[:<spec>]' or the path of a saved policy")
     if spec == "search" or spec.startswith(("search:", "search@")):
         from cahoots_envs.search import load_search_policy
 
