@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 import cahoots_envs
+from cahoots_envs.cli import MAX_SECONDS, OneLineParser, number
 
 
 def our_envs() -> list[tuple[str, Callable[[], Any]]]:
@@ -325,20 +326,34 @@ def batched_extras(args: argparse.Namespace, configs: list[tuple[str, str, int]]
     print()
 
 
+MAX_BATCH = 65_536  # games of one batched env or seat env measured (the largest default: 8,192)
+
+
+def batch_sizes(text: str) -> str:
+    """``--num-envs``: comma-separated whole numbers from 1 to ``MAX_BATCH`` (kept as text)."""
+    check = number("--num-envs", "64,4096", least=1, most=MAX_BATCH)
+    for part in text.split(","):
+        check(part.strip())
+    return text
+
+
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=float, default=2.0, help="seconds per env per round")
-    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (median reported)")
+    parser = OneLineParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", default=2.0, help="seconds per env per round",
+                        type=number("--seconds", "1", least=0.01, most=MAX_SECONDS, kind=float))
+    parser.add_argument("--rounds", type=number("--rounds", "3", least=1, most=100), default=3,
+                        help="interleaved rounds (median reported)")
     parser.add_argument("--no-classic", action="store_true", help="skip the PettingZoo classic envs")
     parser.add_argument("--envs", default="", help="comma-separated substrings to select envs")
     parser.add_argument("--no-batched", action="store_true", help="skip the batched engine")
-    parser.add_argument("--num-envs", default=",".join(str(n) for n in NUM_ENVS),
+    parser.add_argument("--num-envs", default=",".join(str(n) for n in NUM_ENVS), type=batch_sizes,
                         help="comma-separated batch sizes of the batched engine")
     parser.add_argument("--no-compile", action="store_true",
                         help="skip the compile-time measurement (fresh processes)")
     parser.add_argument("--no-seat-env", action="store_true",
                         help="skip the seat env rollout comparison")
-    parser.add_argument("--seat-envs", type=int, default=64,
+    parser.add_argument("--seat-envs", type=number("--seat-envs", "64", least=1, most=MAX_BATCH),
+                        default=64,
                         help="games of the seat env comparison (the training configs' n_envs)")
     args = parser.parse_args(argv)
     keys = args.envs.split(",") if args.envs else []

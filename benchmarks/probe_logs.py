@@ -18,7 +18,10 @@ out (logs written before those fields existed), numbers written as 8 rather than
 typed in another letter case.
 
 Then: ``cahoots replay /dev/zero`` and ``/dev/urandom`` and a 65 MiB file must be refused
-promptly; a 20 MiB line typed into ``cahoots play`` must be refused quickly, without echoing it.
+promptly; a 20 MiB line typed into ``cahoots play`` must be refused quickly, without echoing it;
+``cahoots play --log`` sent SIGTERM or SIGHUP while it waits for a move must exit with status
+128 + the signal's number, its log ended by an abandoned end record naming the signal, which
+replays.
 
     python benchmarks/probe_logs.py            # prints the table; exit status 1 if any
                                                # game-changing tampering passed or any crashed
@@ -30,8 +33,11 @@ import contextlib
 import copy
 import io
 import json
+import os
 import platform
 import re
+import select
+import signal
 import subprocess
 import sys
 import tempfile
@@ -56,7 +62,7 @@ RAW = "\x00raw:"  # a string standing for raw JSON text (NaN, Infinity, 1e999)
 
 # ---- the logs ------------------------------------------------------------------------------------
 def _record(game: str, seed: int, abandon_after: int | None = None, illegal_at: int | None = None,
-            **options: Any) -> list[dict[str, Any]]:
+            reason: str | None = None, **options: Any) -> list[dict[str, Any]]:
     env = cahoots_envs.make(game, **options)
     rec = GameRecorder(env, players=["random"] * len(env.possible_agents))
     rec.reset(seed=seed)
@@ -70,7 +76,7 @@ def _record(game: str, seed: int, abandon_after: int | None = None, illegal_at: 
                 rec.step(illegal)
             break
         if turn == abandon_after:
-            rec.abandon()
+            rec.abandon(reason=reason)
             break
         rec.step(int(rng.choice(legal)))
         turn += 1
@@ -94,7 +100,8 @@ def base_logs() -> dict[str, list[dict[str, Any]]]:
         "cahoots_tricks 3p, random split": _record("cahoots_tricks", 7, num_players=3,
                                                    point_split="random"),
         "cahoots_coop 2p": _record("cahoots_coop", 8, num_players=2, num_goals=5),
-        "abandoned (cahoots_tricks 4p)": _record("cahoots_tricks", 9, abandon_after=21),
+        "abandoned (cahoots_tricks 4p)": _record("cahoots_tricks", 9, abandon_after=21,
+                                                 reason="SIGTERM"),
         "illegal action (kansas_city)": _record("kansas_city", 10, illegal_at=17, hands=1),
         "fixture texas_euchre 5p (old format)": [
             json.loads(line) for line in FIXTURE.read_text().splitlines() if line.strip()],
@@ -161,8 +168,14 @@ def _set(record: dict[str, Any], key: str, value: Any) -> None:
         record[key] = value
 
 
+def _current(env_id: str) -> str:
+    """The env that replays a log of ``env_id`` (an earlier version whose rules are unchanged
+    replays on the current one, as ``cahoots replay`` does)."""
+    return cahoots_envs.game_spec(env_id, replay=True).env_id
+
+
 def _reset(header: dict[str, Any]) -> Any:
-    env = cahoots_envs.make_raw(header["env_id"], **header["options"])
+    env = cahoots_envs.make_raw(_current(header["env_id"]), **header["options"])
     env.reset(seed=header["seed"], options={"deal": header["deal"]} if header["scripted"] else None)
     return env
 
@@ -240,7 +253,7 @@ def variants(name: str, records: list[dict[str, Any]]) -> list[Variant]:
                 same = _same_game_under(records, recs[0])
             add("header", f"header.{key} {_label(new)}", recs, same)
     # header options: each deleted, each set to another value the game accepts
-    raw = cahoots_envs.make_raw(header["env_id"])
+    raw = cahoots_envs.make_raw(_current(header["env_id"]))
     for option in raw.game_cls.OPTIONS:
         if option.name not in header["options"]:
             continue
@@ -350,6 +363,13 @@ def variants(name: str, records: list[dict[str, Any]]) -> list[Variant]:
                                      ("deleted", DELETE, False), ("1", 1, False)]:
                 field(end, "end", "end", key, new, same)
             continue
+        if key == "reason":  # how the game was left: free text, no part of the game
+            for label, new, same in [("deleted", DELETE, True), ("null", None, True),
+                                     ("a number", 15, True), ("a list", [], True),
+                                     ("empty", "", True), ("another", "quit", True),
+                                     ("10k characters", "x" * 10_000, True)]:
+                field(end, "end", "end", key, new, same)
+            continue
         for label, new, same in value_variants(key, value):
             if label == "deleted" and (key == "digest" or (key == "scores" and rec.get("abandoned"))):
                 same = True  # no change to the game (an abandoned end's scores are optional)
@@ -408,7 +428,7 @@ def _other_values(option: Any, value: Any) -> list[Any]:
 def _another_legal_action(records: list[dict[str, Any]], pos: int) -> str | None:
     """Another move legal where ``records[pos]`` was played."""
     header = records[0]
-    env = cahoots_envs.make_raw(header["env_id"], **header["options"])
+    env = cahoots_envs.make_raw(_current(header["env_id"]), **header["options"])
     env.reset(seed=header["seed"])
     for record in records[1:pos]:
         if record["type"] == "action":
@@ -432,6 +452,7 @@ def _kind(what: str) -> str:
     what = re.sub(r'^action N\.action = ".*"$', "a move typed in capitals", what)
     what = re.sub(r"^end\.(scores|outcome) = \[[-\d, ]*\]$", r"end.\1 as whole numbers", what)
     what = re.sub(r"^header\.players .*$", "header.players renamed or left out", what)
+    what = re.sub(r"^end\.reason .*$", "end.reason changed or left out", what)
     what = re.sub(r"^options\.(\w+) deleted$", "an option left out (its default is the logged value)", what)
     what = re.sub(r"^options\.(\w+) = .*$", r"options.\1 changed (the game never consulted it)", what)
     known = "|".join(HEADER_FIELDS)
@@ -493,7 +514,41 @@ def bounds(tmp: Path) -> list[tuple[str, str, bool]]:
     ok = r is not None and len(r.stdout) < 20_000 and b"line too long" in r.stdout
     rows.append(("cahoots play, a 20 MiB line typed",
                  f"refused in {took:.1f} s, {len(r.stdout) if r else 0:,} bytes of output", ok))
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        rows.append(signalled(tmp, sig))
     return rows
+
+
+def signalled(tmp: Path, sig: signal.Signals) -> tuple[str, str, bool]:
+    """``cahoots play --log`` sent ``sig`` while it waits for the person's first move."""
+    log = tmp / f"{sig.name}.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "cahoots_envs.cli", "play", "cahoots_coop",
+                             "-n", "2", "--seed", "1", "--log", str(log)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    what = f"cahoots play --log, {sig.name} while it waits"
+    try:
+        out, deadline = b"", time.monotonic() + 60
+        while b"player_0> " not in out and time.monotonic() < deadline:
+            if select.select([proc.stdout], [], [], 1)[0]:
+                chunk = os.read(proc.stdout.fileno(), 65536)
+                if not chunk:
+                    break
+                out += chunk
+        if b"player_0> " not in out:
+            return what, "no prompt in 60 s", False
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        return what, "did not end in 60 s", False
+    finally:
+        proc.kill()
+    end = json.loads(log.read_text().splitlines()[-1]) if log.is_file() else {}
+    verdict, message = replay(log)
+    ok = (proc.returncode == 128 + sig and not err and end.get("abandoned") is True
+          and end.get("reason") == sig.name and verdict == "passed")
+    replayed = "replay OK" if verdict == "passed" else f"replay {verdict}: {message[:80]}"
+    return what, (f"exit {proc.returncode}; abandoned end record, reason "
+                  f"{json.dumps(end.get('reason'))}; {replayed}"), ok
 
 
 def main() -> int:

@@ -21,9 +21,11 @@ game on an illegal move, which the record then describes under ``"illegal_action
 header's env, options, seed and deal, then every action and deal record; not the players' names
 or fields of one's own), which the replay recomputes: an edit that leaves a log consistent but
 makes it another game (a last move swapped for another with the same result) is found too.
-A game left unfinished (quit, end of input, Ctrl-C) ends its log with ``{"type": "end",
-"abandoned": true, "turns": N, "scores": [...], "digest": ...}`` (the scores so far). Logs
-written before ``winners``, ``ended_by`` and ``digest`` existed replay as before.
+A game left unfinished (quit, end of input, Ctrl-C, SIGTERM, SIGHUP) ends its log with
+``{"type": "end", "abandoned": true, "turns": N, "scores": [...], "reason": ..., "digest":
+...}`` (the scores so far; ``reason``, optional, says how it was left: ``"quit"``, ``"end of
+input"``, ``"SIGINT"``, ``"SIGTERM"``, ...). Logs written before ``winners``, ``ended_by``,
+``digest`` and ``reason`` existed replay as before.
 
 ``deal`` is a hand's deal in the scripted-deal format of CONTRACT §5 as the engine recorded it
 when it dealt (``game.deals``, one entry per hand): the header holds the first hand's, and a
@@ -83,7 +85,7 @@ ACTION_FIELDS = ("type", "turn", "seat", "agent", "phase", "action")
 DEAL_FIELDS = ("type", "hand", "deal")
 END_FIELDS = ("type", "turns", "scores", "outcome", "winners", "ended_by", "illegal_action",
               "digest")
-ABANDONED_END_FIELDS = ("type", "abandoned", "turns", "scores", "digest")
+ABANDONED_END_FIELDS = ("type", "abandoned", "turns", "scores", "reason", "digest")
 GAME_HEADER_FIELDS = ("env_id", "env_version", "options", "seed", "scripted", "deal",
                       "script_hands")  # the header fields the digest covers
 ILLEGAL_ACTION_FIELDS = ("seat", "agent", "phase", "action", "action_id")
@@ -391,6 +393,8 @@ def check_log(log: GameLog) -> None:
         e.allowed(ABANDONED_END_FIELDS)
         if log.end["abandoned"] is not True:
             raise e.error(f"'abandoned' is true when present, got {log.end['abandoned']!r}")
+        if "reason" in log.end and not isinstance(log.end["reason"], str):
+            raise e.error(f"'reason' must be a string, got {log.end['reason']!r}"[:300])
     else:
         e.allowed(END_FIELDS)
     turns = e.get("turns")
@@ -628,14 +632,17 @@ class GameRecorder:
         self._write(end)
         self.close()
 
-    def abandon(self) -> dict[str, Any] | None:
+    def abandon(self, reason: str | None = None) -> dict[str, Any] | None:
         """End the log of an unfinished game with ``{"type": "end", "abandoned": true, "turns":
-        N, "scores": [...]}`` (the scores so far); the log then replays up to there. Returns that
+        N, "scores": [...]}`` (the scores so far; with ``reason``, how the game was left, e.g.
+        ``"SIGTERM"``, under ``"reason"``); the log then replays up to there. Returns that
         record, or None when there is no unfinished game."""
         if self.log is None or self.log.end is not None:
             return None
-        end = {"type": "end", "abandoned": True, "turns": self._turn,
-               "scores": [float(s) for s in self.raw.game.scores]}
+        end: dict[str, Any] = {"type": "end", "abandoned": True, "turns": self._turn,
+                               "scores": [float(s) for s in self.raw.game.scores]}
+        if reason is not None:
+            end["reason"] = str(reason)
         self._end(end)
         return end
 

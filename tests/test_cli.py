@@ -506,3 +506,221 @@ def test_a_very_long_typed_line_is_refused_without_echo(capsys, monkeypatch) -> 
     assert code == 1
     assert f"line too long (max {MAX_INPUT_LINE} characters)" in out
     assert len(out) < 20_000 and "you left the game" in out
+
+
+# ---- numbers range-checked, every policy spec in the help, incomplete moves, signals -------------
+@pytest.mark.parametrize("args,expected", [
+    (["eval", "kansas_city", "random", "--workers", "0"], "--workers: must be at least 1, got 0"),
+    (["eval", "kansas_city", "random", "--workers", "-3"], "--workers: must be at least 1"),
+    (["eval", "kansas_city", "random", "--workers", "100000"], "--workers: must be at most"),
+    (["eval", "kansas_city", "random", "--games", "0"], "--games: must be at least 1"),
+    (["eval", "kansas_city", "random", "--games", "10000000000"], "--games: must be at most"),
+    (["eval", "kansas_city", "random", "--seed", "-1"], "--seed: must be at least 0"),
+    (["eval", "kansas_city", "random", "-n", "four"], "-n/--players: expected a whole number"),
+    (["play", "kansas_city", "--seat", "-1"], "--seat: must be at least 0"),
+    (["play", "kansas_city", "--seed", "-1"], "--seed: must be at least 0"),
+    (["bench", "--quick", "--seconds", "-1"], "--seconds: must be at least 0.01"),
+    (["bench", "--seconds", "nan"], "--seconds: expected a finite number"),
+    (["bench", "--seconds", "inf"], "--seconds: expected a finite number"),
+    (["replay", "game.jsonl", "--turns", "-1"], "--turns: must be at least 0"),
+    (["bench", "--", "--rounds", "0"], "--rounds: must be at least 1"),  # benchmarks/bench_envs.py
+    (["bench", "--", "--num-envs", "64,0"], "--num-envs: must be at least 1"),
+])
+def test_every_numeric_argument_is_range_checked_before_any_work(capsys, args, expected) -> None:
+    with pytest.raises(SystemExit) as done:
+        cli.main(args)
+    out = capsys.readouterr()
+    assert out.out == ""  # nothing played, measured or read
+    one_line_error(done.value.code, out.err, args[0], f"error: argument {expected}", "e.g. ")
+
+
+def test_bench_seconds_reach_the_benchmark_script(capsys, monkeypatch) -> None:
+    import runpy
+
+    got = []
+    monkeypatch.setattr(runpy, "run_path", lambda *a, **k: {"main": got.append})
+    assert cli.main(["bench", "--seconds", "0.3", "--", "--rounds", "1"]) == 0
+    assert got == [["--seconds", "0.3", "--rounds", "1"]]
+
+
+@pytest.mark.parametrize("command", ["play", "eval"])
+def test_play_and_eval_help_list_every_policy_spec(capsys, command) -> None:
+    with pytest.raises(SystemExit):
+        cli.main([command, "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for spec in ("random", "heuristic", "search (", "search:<spec>", "search@<knob>=<value>,...:<spec>",
+                 "zoo:<name>", "a saved policy path"):
+        assert spec in text, spec
+
+
+def _first_state(game: str, wanted: Any, **options: Any) -> tuple[Any, str]:
+    """A game (random play, seeded) at the first state where a legal move matches ``wanted``."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    for seed in range(50):
+        env = cahoots_envs.make_raw(game, **options)
+        env.reset(seed=seed)
+        while not env.game.is_over:
+            moves = [env.game.action_to_str(a) for a in env.legal_actions()]
+            move = next((m for m in moves if wanted(m)), None)
+            if move:
+                return env.game, move
+            env.step(int(rng.choice(env.legal_actions())))
+    raise AssertionError(f"no {game} state with such a move")
+
+
+@pytest.mark.parametrize("game,options,wanted,typed,expected", [
+    ("cahoots_coop", {"num_players": 2}, lambda m: True, lambda m: m.split()[1], "it needs a pile"),
+    ("cahoots_coop", {"num_players": 2}, lambda m: True, lambda m: " ".join(m.split()[:2]),
+     "it needs a pile"),
+    ("cahoots_coop", {"num_players": 2}, lambda m: True, lambda m: " ".join(m.split()[:3]),
+     "it needs a pile"),
+    ("kansas_city", {}, lambda m: m.startswith("pass "), lambda m: " ".join(m.split()[:2]),
+     "it needs 2 more cards"),
+    ("kansas_city", {}, lambda m: m == "no upgrade", lambda m: "no", "write it in full"),
+    ("texas_euchre", {}, lambda m: m == "throw down", lambda m: "throw", "write it in full"),
+    ("cahoots_tricks", {}, lambda m: m.startswith("kill "), lambda m: "kill", "it needs a card"),
+], ids=["coop card", "coop play card", "coop play card on", "kc pass one card", "kc no",
+        "te throw", "tricks kill"])
+def test_an_incomplete_move_says_what_is_missing_and_the_whole_move(game, options, wanted, typed,
+                                                                    expected) -> None:
+    from cahoots_envs.cli.play import parse_move
+
+    state, move = _first_state(game, wanted, **options)
+    text = typed(move)
+    with pytest.raises(ValueError) as err:
+        parse_move(state, text)
+    first = str(err.value).splitlines()[0]
+    assert first.startswith(f"{text!r} is not a legal move now ({expected}: "), first
+    if "ways)" not in first:  # the moves it could be: all of them when there are a few
+        assert move in first, first
+
+
+def test_play_restores_the_signal_handlers_and_keeps_an_ignored_sighup(capsys, monkeypatch) -> None:
+    import io
+    import signal
+
+    seen = []
+
+    class Stdin(io.StringIO):
+        def readline(self, size: int = -1) -> str:
+            seen.append((signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGHUP)))
+            return super().readline(size)
+
+    before = signal.signal(signal.SIGHUP, signal.SIG_IGN)  # as under nohup
+    try:
+        monkeypatch.setattr("sys.stdin", Stdin("quit\n"))
+        code, _, _ = run_main(capsys, "play", "cahoots_coop", "-n", "2", "--seed", "2")
+        assert code == 1
+        term, hup = seen[0]
+        assert callable(term) and hup == signal.SIG_IGN
+        assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+        assert signal.getsignal(signal.SIGHUP) == signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGHUP, before)
+
+
+def test_a_signal_while_a_move_is_recorded_waits_for_its_record(capsys, monkeypatch, tmp_path) -> None:
+    import io
+    import signal
+
+    moves, _ = plan_human_moves("cahoots_coop", 0, "heuristic", 2, {"num_players": 2})
+    raw = type(cahoots_envs.make_raw("cahoots_coop", num_players=2))
+    step, steps = raw.step, []
+
+    def step_then_sigterm(self: Any, action: int) -> None:
+        step(self, action)
+        steps.append(action)
+        if len(steps) == 2:  # the bot's first move: the signal comes before its log record
+            if signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, signal.SIG_IGN):
+                pytest.fail("play has no SIGTERM handler")  # (rather than kill the tests)
+            signal.raise_signal(signal.SIGTERM)
+
+    monkeypatch.setattr(raw, "step", step_then_sigterm)
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(moves) + "\n"))
+    log = tmp_path / "term.jsonl"
+    code, out, _ = run_main(capsys, "play", "cahoots_coop", "-n", "2", "--seed", "2",
+                            "--log", str(log))
+    assert code == 128 + signal.SIGTERM and "game abandoned (SIGTERM)" in out
+    end = json.loads(log.read_text().splitlines()[-1])
+    assert end["abandoned"] is True and end["reason"] == "SIGTERM"
+    assert end["turns"] == len(steps) == 2  # every step the env took is in the log
+
+
+def _prompted(proc: subprocess.Popen, times: int, timeout: float = 60) -> str:
+    """Read the process's output until its prompt has come ``times`` times."""
+    import os
+    import select
+    import time
+
+    out, deadline = b"", time.monotonic() + timeout
+    while out.count(b"player_0> ") < times:
+        assert time.monotonic() < deadline, out.decode()[-2000:]
+        ready, _, _ = select.select([proc.stdout], [], [], 1)
+        if ready:
+            chunk = os.read(proc.stdout.fileno(), 65536)
+            assert chunk, out.decode()[-2000:]  # it ended
+            out += chunk
+    return out.decode()
+
+
+def test_sigterm_or_sighup_in_play_ends_the_log_and_exits_128_plus_the_signal(capsys,
+                                                                               tmp_path) -> None:
+    import signal
+
+    moves, _ = plan_human_moves("cahoots_coop", 0, "heuristic", 2, {"num_players": 2})
+    procs = {}
+    for sig in (signal.SIGTERM, signal.SIGHUP):  # both start at once: half the waiting
+        log = tmp_path / f"{sig.name}.jsonl"
+        procs[sig] = (log, subprocess.Popen(
+            [sys.executable, "-m", "cahoots_envs.cli", "play", "cahoots_coop", "-n", "2",
+             "--seed", "2", "--log", str(log)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT))
+    for sig, (log, proc) in procs.items():
+        try:
+            proc.stdin.write(f"{moves[0]}\n".encode())  # one move, then it waits for the next
+            proc.stdin.flush()
+            _prompted(proc, 2)
+            proc.send_signal(sig)
+            rest, err = proc.communicate(timeout=60)
+        finally:
+            proc.kill()
+        assert proc.returncode == 128 + sig, err.decode()
+        assert b"Traceback" not in err and f"game abandoned ({sig.name})".encode() in rest
+        end = json.loads(log.read_text().splitlines()[-1])
+        assert end["type"] == "end" and end["abandoned"] is True and end["reason"] == sig.name
+        assert end["turns"] >= 2  # the move typed and the partner's answer
+        code, out, err = run_main(capsys, "replay", str(log), "--quiet")
+        assert code == 0 and f"abandoned at turn {end['turns']} ({sig.name})" in out, err
+
+
+MALFORMED_CONFIGS = [
+    ("nested lists", "[" * 100_000 + "]" * 100_000, "nested more than 32 levels deep"),
+    ("nested mappings", "env_id: " + "{a: " * 5000 + "1" + "}" * 5000, "nested more than 32"),
+    ("aliases of aliases", "env_id: kansas_city\nenv_options:\n  a0: &a0 [x, x, x, x, x, x, x, x]\n"
+     + "".join(f"  a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 8)}]\n" for i in range(1, 9)),
+     "more than 100,000 values"),
+    ("not a mapping", "- env_id: kansas_city\n", "a config is a mapping of keys, got list"),
+    ("binary", b"\xff\xfe\x00\x01junk", "byte 0 is not UTF-8 text"),
+    ("a NUL character", "env_id: kansas\x00city\n", "not valid YAML: unacceptable character"),
+    ("unclosed list", "env_id: kansas_city\nppo: [1, 2\n", "not valid YAML: line 3, column 1: "),
+    ("huge", "# " + "x" * 300_000 + "\n", "holds more than 256 KiB"),
+    ("negative seed", "env_id: kansas_city-v1\nseed: -1\n", "seed must be 0 or more, got -1"),
+]
+
+
+@pytest.mark.parametrize("what,text,expected", MALFORMED_CONFIGS,
+                         ids=[c[0] for c in MALFORMED_CONFIGS])
+def test_a_malformed_config_is_one_line(tmp_path, what, text, expected) -> None:
+    pytest.importorskip("yaml")
+    from cahoots_envs.training.config import ConfigError, load_config
+
+    path = tmp_path / "bad.yaml"
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text)
+    with pytest.raises(ConfigError) as err:
+        load_config(path)
+    assert expected in str(err.value) and "\n" not in str(err.value), str(err.value)

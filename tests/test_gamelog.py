@@ -388,3 +388,17 @@ def test_reading_is_bounded(tmp_path) -> None:
         with pytest.raises(ReplayError, match="line longer than"):
             GameLog.load("/dev/zero")
         assert time.perf_counter() - start < 10
+
+
+def test_an_abandoned_record_may_say_why_and_that_is_checked(tmp_path) -> None:
+    env = cahoots_envs.make("cahoots_coop", num_players=2)
+    rec = GameRecorder(env, path=tmp_path / "left.jsonl")
+    rec.reset(seed=3)
+    rec.step(env.unwrapped.legal_actions()[0])
+    assert rec.abandon(reason="SIGTERM")["reason"] == "SIGTERM"
+    lines = (tmp_path / "left.jsonl").read_text().splitlines()
+    assert json.loads(lines[-1])["reason"] == "SIGTERM"
+    assert replay_log(tmp_path / "left.jsonl").abandoned
+    bad = [*lines[:-1], lines[-1].replace('"SIGTERM"', "15")]
+    with pytest.raises(ReplayError, match="end record: 'reason' must be a string, got 15"):
+        replay_log(GameLog.from_lines(bad))

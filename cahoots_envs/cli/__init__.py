@@ -11,16 +11,27 @@ an unreadable policy file) is one line on stderr with exit status 2; a bug keeps
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import math
+import os
 import sys
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from cahoots_envs.core.options import parse_value
 
 PROG = "cahoots"
+MAX_GAMES = 1_000_000  # per eval run: every game's task is set up before the first is played
+MAX_SECONDS = 3600.0  # per env, for bench
+# every policy spec play and eval take (cahoots_envs.policies.loading.load_policy)
+POLICY_SPECS = ("random, heuristic, search (a search bot over the heuristic), search:<spec> "
+                "(a search bot over another spec, e.g. search:zoo:kansas_city), "
+                "search@<knob>=<value>,...:<spec> (with settings, e.g. "
+                "search@worlds=16:heuristic; docs/search.md), zoo:<name> (see 'cahoots list') "
+                "or a saved policy path")
 
 
 class UsageError(ValueError):
@@ -36,6 +47,45 @@ def _expected_errors() -> tuple[type[BaseException], ...]:
     from cahoots_envs.training.config import ConfigError
 
     return (UsageError, ConfigError, PolicyFileError, IncompatiblePolicyError)
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose usage errors (a missing argument, a number out of range) are
+    one line, ``<prog>: error: <what is wrong> (see '<prog> --help')``, exit status 2, as every
+    other mistake on the command line."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+def number(option: str, example: str, least: float, most: float | None = None,
+           kind: type = int, why_most: str = "") -> Callable[[str], Any]:
+    """An argparse ``type`` for ``option``: a whole number (``kind=int``) or a finite number
+    (``float``) from ``least`` to ``most``, refused while the command line is read, before any
+    work starts, with what is wrong and ``e.g. <option> <example>``."""
+
+    def parse(text: str) -> Any:
+        right = f"; e.g. {option} {example}"
+        shown = text if len(text) <= 40 else f"{text[:30]}... ({len(text)} characters)"
+        try:
+            value = kind(text)
+        except ValueError:
+            value = None
+        if value is None or not math.isfinite(value):
+            wanted = "a whole number" if kind is int else "a finite number"
+            raise argparse.ArgumentTypeError(f"expected {wanted}, got '{shown}'{right}")
+        if value < least:
+            raise argparse.ArgumentTypeError(f"must be at least {_figure(least)}, got {shown}{right}")
+        if most is not None and value > most:
+            raise argparse.ArgumentTypeError(
+                f"must be at most {_figure(most)}{why_most}, got {shown}{right}")
+        return value
+
+    return parse
+
+
+def _figure(value: float) -> str:
+    return f"{value:,}" if isinstance(value, int) else f"{value:g}"
 
 
 class _Formatter(argparse.RawDescriptionHelpFormatter):
@@ -87,8 +137,13 @@ def check_env(env: str, options: dict[str, Any]) -> None:
         raise UsageError(f"{exc} (see 'cahoots list')") from None
 
 
+def max_workers() -> int:
+    """The most worker processes ``eval`` starts: 4 per CPU core (more only wait their turn)."""
+    return 4 * (os.cpu_count() or 1)
+
+
 def _add_env_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("-n", "--players", type=int, metavar="N",
+    p.add_argument("-n", "--players", type=number("-n", "4", least=1), metavar="N",
                    help="number of players (default: the game's default)")
     p.add_argument("-o", "--option", action="append", metavar="KEY=VALUE", default=[],
                    help="a game option, repeatable (see 'cahoots list'), e.g. -o hands=1")
@@ -186,7 +241,7 @@ def _strength(evaluation: Any) -> str:
 # ---- play -----------------------------------------------------------------------------------------
 def cmd_play(args: argparse.Namespace) -> int:
     import cahoots_envs
-    from cahoots_envs.cli.play import play
+    from cahoots_envs.cli.play import Signalled, play
 
     options = parse_options(args.option, args.players)
     opponents = args.opponents or ["heuristic"]
@@ -195,6 +250,10 @@ def cmd_play(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("\ngame abandoned")
         return 130
+    except Signalled as e:  # SIGTERM, SIGHUP: the terminal may be gone, so say it if it can
+        with contextlib.suppress(OSError):
+            print(f"\ngame abandoned ({e.name})", flush=True)
+        return 128 + e.signum
     except (ValueError, cahoots_envs.IncompatiblePolicyError) as e:
         print(f"{PROG} play: {e}", file=sys.stderr)
         return 2
@@ -268,6 +327,8 @@ def bench_script() -> Path | None:
 def cmd_bench(args: argparse.Namespace) -> int:
     script = bench_script()
     rest = list(args.bench_args)
+    if args.seconds is not None and not args.quick:  # the script's own --seconds
+        rest = ["--seconds", str(args.seconds), *rest]
     if script is not None and not args.quick:
         import runpy
 
@@ -275,7 +336,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         module = runpy.run_path(str(script), run_name="cahoots_bench")
         module["main"](rest)
         return 0
-    return quick_bench(float(args.seconds))
+    return quick_bench(1.0 if args.seconds is None else args.seconds)
 
 
 def quick_bench(seconds: float) -> int:
@@ -367,8 +428,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
     elif result.abandoned:
         before = (f"every one of the {result.turns} actions before is legal" if result.turns
                   else "no action was played")
-        text = (f"replay OK: the game was abandoned at turn {result.turns}; {before} (scores "
-                f"then: {scores})")
+        reason = log.end.get("reason") if log.end else None
+        why = f" ({reason[:60]})" if reason else ""
+        text = (f"replay OK: the game was abandoned at turn {result.turns}{why}; {before} "
+                f"(scores then: {scores})")
     elif log.end is None and args.turns is None:
         text = (f"partial replay: {result.turns} actions, every one legal; the log has no end "
                 f"record (scores so far: {scores})")
@@ -380,7 +443,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 # ---- parser ---------------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog=PROG, formatter_class=_Formatter,
         description=_doc("""
             Card-game environments for multi-agent RL (PettingZoo AEC): Kansas City, Texas
@@ -431,11 +494,13 @@ def build_parser() -> argparse.ArgumentParser:
         """),
     )
     p.add_argument("env", help="env id, e.g. kansas_city (see 'cahoots list')")
-    p.add_argument("--seat", type=int, default=0, help="your seat, 0..N-1 (default 0)")
+    p.add_argument("--seat", type=number("--seat", "0", least=0), default=0,
+                   help="your seat, 0..N-1 (default 0)")
     p.add_argument("--opponents", nargs="+", metavar="SPEC",
-                   help="bot spec for all other seats, or one per other seat: random, heuristic, "
-                        "zoo:<name> or a saved policy path (default: heuristic)")
-    p.add_argument("--seed", type=int, help="deal seed (default: random)")
+                   help="bot spec for all other seats, or one per other seat: "
+                        f"{POLICY_SPECS} (default: heuristic)")
+    p.add_argument("--seed", type=number("--seed", "7", least=0),
+                   help="deal seed, 0 or more (default: random)")
     p.add_argument("--log", metavar="PATH", help="write the game log (JSON lines) here")
     _add_env_options(p)
     p.set_defaults(func=cmd_play)
@@ -462,12 +527,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("env", help="env id, e.g. kansas_city")
     p.add_argument("policies", nargs="+", metavar="POLICY",
-                   help="policy specs: random, heuristic, zoo:<name> or a saved policy path")
+                   help=f"policy specs: {POLICY_SPECS}")
     p.add_argument("--field", metavar="SPEC",
                    help="each POLICY in one seat, SPEC in every other seat (competitive games)")
-    p.add_argument("--games", type=int, default=100, help="games to play (default 100)")
-    p.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
-    p.add_argument("--workers", type=int,
+    p.add_argument("--games", type=number("--games", "100", least=1, most=MAX_GAMES),
+                   default=100, help=f"games to play, 1 to {MAX_GAMES:,} (default 100)")
+    p.add_argument("--seed", type=number("--seed", "0", least=0), default=0,
+                   help="tournament seed, 0 or more (default 0)")
+    p.add_argument("--workers", type=number("--workers", "2", least=1, most=max_workers(),
+                                            why_most=" (4 per CPU core)"),
                    help="worker processes (default: CPU cores - 1, at most 4)")
     p.add_argument("--json", metavar="PATH", help="write results as JSON ('-' prints them)")
     p.add_argument("--games-in-json", action="store_true", help="include every game in the JSON")
@@ -513,7 +581,10 @@ def build_parser() -> argparse.ArgumentParser:
         """),
     )
     p.add_argument("--quick", action="store_true", help="the built-in quick measurement")
-    p.add_argument("--seconds", type=float, default=1.0, help="seconds per env with --quick")
+    p.add_argument("--seconds", type=number("--seconds", "0.5", least=0.01, most=MAX_SECONDS,
+                                            kind=float),
+                   help="seconds per env (default 1 with --quick; without it, per env and round, "
+                        "given to bench_envs.py)")
     p.add_argument("bench_args", nargs="*", metavar="ARG",
                    help="arguments for bench_envs.py (see 'cahoots bench -- --help')")
     p.set_defaults(func=cmd_bench)
@@ -540,7 +611,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("log", help="the game log (.jsonl)")
     p.add_argument("--step", action="store_true", help="show the table and wait after each action")
     p.add_argument("--show-all", action="store_true", help="show the table after each action")
-    p.add_argument("--turns", type=int, metavar="K", help="stop after K actions")
+    p.add_argument("--turns", type=number("--turns", "20", least=0), metavar="K",
+                   help="stop after K actions")
     p.add_argument("--partial", action="store_true",
                    help="accept a log without end record (cut short) as far as it goes")
     p.add_argument("-q", "--quiet", action="store_true", help="do not list the actions")

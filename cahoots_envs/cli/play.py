@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import sys
 import textwrap
-from collections.abc import Mapping
+import threading
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from types import FrameType
 from typing import Any, TextIO
 
 from cahoots_envs.cli.views import public_action, seat_view
@@ -15,6 +20,7 @@ from cahoots_envs.gamelog import GameRecorder
 MANY = 16
 MAX_INPUT_LINE = 1000  # characters of one typed line; a longer one is refused unread
 VERBS = ("play", "pass", "discard", "upgrade", "keep", "kill", "take", "throw", "no")  # more legal moves than this are summarised per verb
+NOT_CARDS = ("ON", "NONE", "DOWN", "UPGRADE")  # the notation's other words
 
 HELP = """\
 How to move: type a move in the game's notation, as listed under "your moves".
@@ -90,7 +96,7 @@ def parse_move(game: Any, text: str) -> int:
     words = normalise_action_text(text).split()
     if not words:
         raise ValueError("type a move, or 'help'")
-    known_tokens = {w for t in strings for w in normalise_action_text(t).split()}
+    known_tokens = {w for t in strings for w in _words(t)}
     reasons = []
     first = words[0].lower()
     if first in VERBS and first not in {t.split()[0] for t in strings}:
@@ -99,13 +105,150 @@ def parse_move(game: Any, text: str) -> int:
     unknown = [w for w in named if w not in known_tokens and w not in ("ON", "NONE", "DOWN")]
     if unknown:
         reasons.append(f"no legal move names {' '.join(unknown)}")
-    if len(words) == 1 and first in verbs:
-        example = next(t for t in strings if t.startswith(first + " "))
-        reasons.append(f"name the cards too, e.g. {example}")
-    if first in ("pass", "discard") and len(words) > 1 and not unknown and not reasons:
-        reasons.append("check the number of cards")
+    if not reasons:
+        reasons.append(_missing(words, strings) or _near(first, named, strings))
+    reasons = [r for r in reasons if r]
     msg = f"{text!r} is not a legal move now" + (f" ({'; '.join(reasons)})" if reasons else "")
     raise ValueError("\n".join([msg] + describe_moves(game, legal)))
+
+
+class Signalled(BaseException):
+    """SIGTERM or SIGHUP during ``play``: the game is left as by Ctrl-C (a ``BaseException``
+    like ``KeyboardInterrupt``, so that no ``except Exception`` takes it)."""
+
+    def __init__(self, signum: int) -> None:
+        self.signum = signum
+        self.name = signal.Signals(signum).name
+        super().__init__(self.name)
+
+
+class EndOnSignals:
+    """While in use (in the main thread): SIGINT raises ``KeyboardInterrupt`` and SIGTERM and
+    SIGHUP raise ``Signalled``, so that the game's log gets its end record; a signal that comes
+    while the recorder writes a move (``held``) waits for that record. A signal whose handler
+    is not the default (SIGHUP ignored under nohup, a handler of the program embedding this)
+    is left alone; the handlers before are put back at the end."""
+
+    NAMES = ("SIGINT", "SIGTERM", "SIGHUP")
+
+    def __init__(self) -> None:
+        self.previous: dict[int, Any] = {}
+        self.holding = False
+        self.pending: int | None = None
+
+    def __enter__(self) -> EndOnSignals:  # noqa: PYI034 (Self needs Python 3.11)
+        if threading.current_thread() is not threading.main_thread():
+            return self  # only the main thread may set handlers
+        for name in self.NAMES:
+            signum = getattr(signal, name, None)  # no SIGHUP on Windows
+            if signum is None:
+                continue
+            before = signal.getsignal(signum)
+            if before in (signal.SIG_DFL, signal.default_int_handler):
+                self.previous[signum] = before
+                signal.signal(signum, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for signum, handler in self.previous.items():
+            signal.signal(signum, handler)
+        self.previous.clear()
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        if self.holding:
+            self.pending = signum
+            return
+        self._raise(signum)
+
+    @staticmethod
+    def _raise(signum: int) -> None:
+        if signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        raise Signalled(signum)
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        """No signal in here (an env step and its log record): one that comes is raised after."""
+        self.holding = True
+        try:
+            yield
+        finally:
+            self.holding = False
+            if self.pending is not None:
+                signum, self.pending = self.pending, None
+                self._raise(signum)
+
+
+def _reason(exc: BaseException) -> str:
+    """How a game was left, for its abandoned end record: the signal's name."""
+    return exc.name if isinstance(exc, Signalled) else "SIGINT"
+
+
+def _is_card(word: str) -> bool:
+    """A card in the notation (5B, AC, 10H): not a keyword, not a bare (pile) number."""
+    return word.lower() not in VERBS and word not in NOT_CARDS and not word.isdigit()
+
+
+def _words(move: str) -> list[str]:
+    return normalise_action_text(move).split()
+
+
+def _cards_in(move: str) -> int:
+    return sum(_is_card(w) for w in _words(move))
+
+
+def _some(moves: list[str]) -> str:
+    """A few of ``moves`` as examples: all of up to three, else two and how many there are."""
+    if len(moves) <= 3:
+        return " or ".join(moves)
+    return f"e.g. {moves[0]} or {moves[1]} ({len(moves)} ways)"
+
+
+def _missing(words: list[str], moves: list[str]) -> str | None:
+    """When ``words`` (normalised) are part of some legal ``moves`` but not a whole one (``2V``
+    for ``play 2V on 1``, ``pass 3A`` for a three-card pass, ``throw`` for ``throw down``): what
+    they leave out and the moves they could be; None otherwise."""
+    have = Counter(words)
+    whole = [m for m in moves if not have - Counter(_words(m))]
+    if not whole:
+        return None
+    same_verb = [m for m in whole if _words(m)[0] == words[0]]
+    whole = same_verb or whole  # "upgrade": upgrade 5B rather than no upgrade
+    left_out = [Counter(_words(m)) - have for m in whole]
+    needs = []
+    counts = {sum(n for w, n in rest.items() if _is_card(w)) for rest in left_out}
+    if 0 not in counts:
+        more = "more " if any(_is_card(w) for w in words) else ""
+        k = min(counts) if len(counts) == 1 else None
+        if k is None:
+            needs.append(f"{more}cards")
+        elif k == 1:
+            needs.append(f"1 {more}card" if more else "a card")
+        else:
+            needs.append(f"{k} {more}cards")
+    if all(any(w.isdigit() for w in rest) for rest in left_out):
+        needs.append("a pile")  # cahoots_coop: play 5G on 2
+    if needs:
+        return f"it needs {' and '.join(needs)}: {_some(whole)}"
+    return f"write it in full: {_some(whole)}"
+
+
+def _near(first: str, named: list[str], moves: list[str]) -> str:
+    """Why known words make no legal move (too many cards, a card twice, a card with another
+    verb or pile than it may have now), with the moves that are near."""
+    cards = [w for w in named if _is_card(w)]
+    if first in ("pass", "discard") and cards:
+        counts = sorted({_cards_in(m) for m in moves if m.startswith(first + " ")} - {0})
+        if len(set(cards)) < len(cards):
+            return "name each card once"
+        if counts and len(cards) not in counts:
+            span = f"{counts[0]} to {counts[-1]}" if len(counts) > 1 else str(counts[0])
+            return f"a {first} names {span} cards, not {len(cards)}"
+        return "check the number of cards"
+    related = [m for m in moves if set(cards) <= set(_words(m))]
+    if cards and related:
+        return f"the moves with {' '.join(dict.fromkeys(cards))} now: {_some(related)}"
+    return ""
 
 
 def narrate(before: Any, after: Any) -> list[str]:
@@ -174,7 +317,8 @@ def play(
 ) -> int:
     """One game in the terminal: 0 when it was played to the end, 1 when left (quit, end of
     input). With ``log_path`` the log is written move by move; a game left unfinished, also by
-    Ctrl-C, ends it with an abandoned end record."""
+    Ctrl-C (``KeyboardInterrupt``), SIGTERM or SIGHUP (``Signalled``), ends it with an abandoned
+    end record whose ``reason`` says how."""
     import cahoots_envs
     from cahoots_envs.cli.paths import output_file_problem
 
@@ -204,14 +348,19 @@ def play(
         policies[s] = cahoots_envs.load_policy(spec, env.env_id, game_options,
                                                seed=None if seed is None else seed * 100 + s)
     recorder = GameRecorder(env, players=names, path=log_path or None)
-    try:
-        with recorder:  # a game left unfinished gets its abandoned end record
-            finished = _play_game(env, recorder, term, seat, policies, names, seed)
-    except KeyboardInterrupt:
-        _say_log_written(term, recorder)
-        raise
+    with EndOnSignals() as signals, recorder:  # recorder: any other exception ends the log too
+        try:
+            left = _play_game(env, recorder, term, seat, policies, names, seed, signals)
+        except (KeyboardInterrupt, Signalled) as exc:
+            with signals.held():  # a second signal waits for the end record
+                recorder.abandon(reason=_reason(exc))
+            with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
+                _say_log_written(term, recorder)
+            raise
+        if left is not None:
+            recorder.abandon(reason=left)
     _say_log_written(term, recorder)
-    return 0 if finished else 1
+    return 0 if left is None else 1
 
 
 def _say_log_written(term: Terminal, recorder: GameRecorder) -> None:
@@ -226,10 +375,13 @@ def _say_log_written(term: Terminal, recorder: GameRecorder) -> None:
 
 
 def _play_game(env: Any, recorder: GameRecorder, term: Terminal, seat: int,
-               policies: dict[int, Any], names: list[str], seed: int | None) -> bool:
-    """Play the game through ``recorder``; True when it ends, False when the person leaves."""
+               policies: dict[int, Any], names: list[str], seed: int | None,
+               signals: EndOnSignals) -> str | None:
+    """Play the game through ``recorder``: None when it ends, how the person left it ("quit",
+    "end of input") otherwise."""
     n = len(names)
-    recorder.reset(seed=seed)
+    with signals.held():
+        recorder.reset(seed=seed)
     assert recorder.log is not None
     game_id = env.env_id.split("/", 1)[1]
     term.say(f"{env.game_cls.TITLE} ({game_id}), {n} players, seed {recorder.log.header['seed']}.")
@@ -256,7 +408,8 @@ def _play_game(env: Any, recorder: GameRecorder, term: Terminal, seat: int,
                 action = int(policy.act(obs["observation"], obs["action_mask"]))
             text = public_action(game, action, seat)
             before = game.clone()
-            recorder.step(action)
+            with signals.held():
+                recorder.step(action)
             term.say(f"player_{actor}: {text}")
             for note in narrate(before, env.game):
                 term.say(note)
@@ -271,7 +424,7 @@ def _play_game(env: Any, recorder: GameRecorder, term: Terminal, seat: int,
         line = term.ask(f"player_{seat}> ")
         if line is None:
             term.say("input ended; game abandoned")
-            return False
+            return "end of input"
         command = line.strip().lower()
         if command in ("help", "?", "h"):
             term.say(HELP)
@@ -287,14 +440,15 @@ def _play_game(env: Any, recorder: GameRecorder, term: Terminal, seat: int,
             continue
         if command in ("quit", "exit", "q"):
             term.say("you left the game")
-            return False
+            return "quit"
         try:
             action = parse_move(game, line)
         except ValueError as e:
             term.say(f"{e}")
             continue
         before = game.clone()
-        recorder.step(action)
+        with signals.held():
+            recorder.step(action)
         term.say(f"player_{seat} (you): {before.action_to_str(action)}")
         for line_ in narrate(before, env.game):
             term.say(line_)
@@ -304,7 +458,7 @@ def _play_game(env: Any, recorder: GameRecorder, term: Terminal, seat: int,
     term.say(seat_view(game, seat))
     for text in textwrap.wrap(final_summary(game, seat), WIDTH):
         term.say(text)
-    return True
+    return None
 
 
 def final_summary(game: Any, seat: int | None = None) -> str:

@@ -18,6 +18,9 @@ from pathlib import Path
 from typing import Any, Union
 
 CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"  # the packaged configs
+MAX_CONFIG_BYTES = 256 * 1024  # a config file may hold at most this (a real one: about 2 KiB)
+MAX_CONFIG_DEPTH = 32  # mappings and lists inside one another (a real config: 3)
+MAX_CONFIG_VALUES = 100_000  # values, counting each alias (*name) as what it repeats (real: ~60)
 
 
 class ConfigError(ValueError):
@@ -222,20 +225,87 @@ def from_dict(cls: Any, data: dict[str, Any], prefix: str = "") -> Any:
 
 def load_config(path: str | Path) -> TrainConfig:
     """The config in YAML file ``path``, or the packaged config of that name (``kansas_city``)."""
-    import yaml
-
     path = resolve_config(path)
-    try:
-        data = yaml.safe_load(path.read_text())
-    except OSError as exc:
-        raise ConfigError(f"cannot read config {path}: {exc.strerror or exc}") from None
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML: {exc}") from None
+    data = read_yaml(path)
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: a config is a mapping of keys, got {type(data).__name__}")
     config = from_dict(TrainConfig, data)
     check(config)
     return config
+
+
+def read_yaml(path: Path) -> Any:
+    """The YAML document in ``path``; a ``ConfigError`` of one line for a file that is not one
+    (unreadable, over ``MAX_CONFIG_BYTES``, not UTF-8, not YAML), or that nests deeper than
+    ``MAX_CONFIG_DEPTH`` or holds more than ``MAX_CONFIG_VALUES`` values: both are found in the
+    parser's events, before anything is built (building recurses once per level, and an alias
+    of an alias of ... repeats a value exponentially often)."""
+    import yaml
+
+    try:
+        with path.open("rb") as f:
+            raw = f.read(MAX_CONFIG_BYTES + 1)
+    except OSError as exc:
+        raise ConfigError(f"cannot read config {path}: {exc.strerror or exc}") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{path} holds more than {MAX_CONFIG_BYTES // 1024} KiB, and a config is "
+                          "a short YAML file (about 2 KiB); give the config file")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: byte {exc.start} is not UTF-8 text; a config is a YAML text "
+                          "file (e.g. configs/kansas_city.yaml)") from None
+    try:
+        _check_size(yaml.parse(text, Loader=yaml.SafeLoader), path)
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML: {_yaml_problem(exc)}") from None
+
+
+def _check_size(events: Any, path: Path) -> None:
+    """Refuse a document nested too deep or too large (see ``read_yaml``), event by event."""
+    import yaml
+
+    sizes: dict[str, int] = {}  # anchor -> the values under it, aliases expanded
+    open_: list[list[Any]] = []  # [anchor, values so far] of each mapping and list not yet closed
+    for event in events:
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            open_.append([event.anchor, 1])
+            if len(open_) > MAX_CONFIG_DEPTH:
+                raise ConfigError(
+                    f"{path}: line {event.start_mark.line + 1}: nested more than "
+                    f"{MAX_CONFIG_DEPTH} levels deep; a config nests a few (e.g. ppo: "
+                    "{net_arch: [256, 256]})")
+            continue
+        if isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            anchor, count = open_.pop()
+        elif isinstance(event, yaml.ScalarEvent):
+            anchor, count = event.anchor, 1
+        elif isinstance(event, yaml.AliasEvent):
+            anchor, count = None, sizes.get(event.anchor, 1)
+        else:
+            continue
+        if anchor is not None:
+            sizes[anchor] = count
+        if open_:
+            open_[-1][1] += count
+            count = open_[-1][1]
+        if count > MAX_CONFIG_VALUES:
+            raise ConfigError(
+                f"{path}: line {event.start_mark.line + 1}: more than {MAX_CONFIG_VALUES:,} values "
+                "(aliases counted as what they repeat); a config holds a few dozen")
+
+
+def _yaml_problem(exc: Exception) -> str:
+    """A YAML error on one line: what is wrong, and where."""
+    problem = getattr(exc, "problem", None)
+    mark = getattr(exc, "problem_mark", None)
+    if not problem:  # a character the reader refuses: no mark, a position
+        position = getattr(exc, "position", None)
+        return str(exc).split("\n")[0] + ("" if position is None else f" (character {position})")
+    context = getattr(exc, "context", None)
+    where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+    return f"{where}{problem}" + (f" ({context})" if context else "")
 
 
 def check(config: TrainConfig) -> None:
@@ -250,6 +320,8 @@ def check(config: TrainConfig) -> None:
     for key, value in positive.items():
         if value <= 0:
             raise ConfigError(f"{key} must be positive, got {value}")
+    if config.seed < 0:  # as --seed: numpy's generators take seeds from 0
+        raise ConfigError(f"seed must be 0 or more, got {config.seed}")
     choices = {"engine": (config.engine, ("batched", "reference")),
                "pool.snapshot_draw": (config.pool.snapshot_draw, ("rollout", "seat"))}
     for key, (choice, allowed) in choices.items():
