@@ -132,3 +132,23 @@ def test_bad_numbers_are_refused_before_any_work(args: list[str], tmp_path: Path
     assert err.startswith("train.py: error: argument") or "error: argument" in err
     assert "expected" in err and repr(args[1]) in err
     assert not runs.exists()  # nothing started
+
+
+@pytest.mark.parametrize("text,message", [
+    ("eval: {games: 0}", "eval.games must be positive, got 0"),
+    ("eval: {final_games: -1}", "eval.final_games must be positive, got -1"),
+    ("ppo: {learning_rate: .nan}", "ppo.learning_rate must be positive, got nan"),
+    ("ppo: {gamma: 1.5}", "ppo.gamma must be in [0, 1], got 1.5"),
+    ("ppo: {net_arch: []}", "ppo.net_arch must list positive layer sizes"),
+    ("pretrain: {games: -3}", "pretrain.games must be 0 or more, got -3"),
+    ("pool: {heuristic: -1.0}", "pool.heuristic must be 0 or more, got -1.0"),
+    ("a: " + "[" * 40 + "1" + "]" * 40, "nested more than 32 levels deep"),
+])
+def test_a_config_that_cannot_run_is_one_line_from_the_script(
+        text: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text("env_id: kansas_city-v1\n" + text + "\n")
+    assert main(["--config", str(path), "--runs-dir", str(tmp_path / "runs")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and ": error: " in err and message in err, err
+    assert not (tmp_path / "runs").exists()

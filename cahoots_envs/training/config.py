@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import math
 import types
 import typing
 from dataclasses import dataclass, field
@@ -315,11 +316,34 @@ def check(config: TrainConfig) -> None:
         "ppo.n_steps": config.ppo.n_steps, "ppo.batch_size": config.ppo.batch_size,
         "ppo.n_epochs": config.ppo.n_epochs, "pool.snapshot_every": config.pool.snapshot_every,
         "eval.every": config.eval.every, "checkpoint_every": config.checkpoint_every,
-        "torch_threads": config.torch_threads,
+        "torch_threads": config.torch_threads, "eval.games": config.eval.games,
+        "eval.final_games": config.eval.final_games, "pretrain.epochs": config.pretrain.epochs,
+        "pretrain.batch_size": config.pretrain.batch_size,
+        "pool.max_snapshots": config.pool.max_snapshots,
+        "ppo.learning_rate": config.ppo.learning_rate,
+        "pretrain.learning_rate": config.pretrain.learning_rate,
+        "ppo.clip_range": config.ppo.clip_range, "ppo.max_grad_norm": config.ppo.max_grad_norm,
     }
     for key, value in positive.items():
-        if value <= 0:
+        if not value > 0 or not math.isfinite(value):  # NaN fails both
             raise ConfigError(f"{key} must be positive, got {value}")
+    at_least_zero = {
+        "pretrain.games": config.pretrain.games, "ppo.ent_coef": config.ppo.ent_coef,
+        "ppo.vf_coef": config.ppo.vf_coef, "pretrain.value_coef": config.pretrain.value_coef,
+        "pool.random": config.pool.random, "pool.heuristic": config.pool.heuristic,
+        "pool.snapshots": config.pool.snapshots, "pool.latest": config.pool.latest,
+        **{f"pool.policies[{k!r}]": w for k, w in config.pool.policies.items()},
+    }
+    for key, value in at_least_zero.items():
+        if not value >= 0 or not math.isfinite(value):
+            raise ConfigError(f"{key} must be 0 or more, got {value}")
+    for key, value in {"ppo.gamma": config.ppo.gamma,
+                       "ppo.gae_lambda": config.ppo.gae_lambda}.items():
+        if not 0.0 <= value <= 1.0:
+            raise ConfigError(f"{key} must be in [0, 1], got {value}")
+    if any(not isinstance(w, int) or w <= 0 for w in config.ppo.net_arch) or not config.ppo.net_arch:
+        raise ConfigError(f"ppo.net_arch must list positive layer sizes, e.g. [256, 256]; got "
+                          f"{config.ppo.net_arch}")
     if config.seed < 0:  # as --seed: numpy's generators take seeds from 0
         raise ConfigError(f"seed must be 0 or more, got {config.seed}")
     choices = {"engine": (config.engine, ("batched", "reference")),

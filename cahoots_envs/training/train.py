@@ -23,7 +23,7 @@ import sys
 import time
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from cahoots_envs.policies.loading import builtin_specs, load_policy
 from cahoots_envs.policies.network import MLPPolicy
@@ -552,9 +552,29 @@ def _int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected an int, got {text!r}") from None
 
 
+class _OneLineParser(argparse.ArgumentParser):
+    """Usage errors in one line, ``<prog>: error: <what> (see '<prog> --help')``, exit 2 (as the
+    ``cahoots`` command's parser: a mistake on the command line shows no usage block)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    """The training script: a config that cannot run (``ConfigError``) is one line on stderr and
+    exit status 2, before any work starts, whether run as a script or through ``cahoots train``
+    (which reports it the same way)."""
+    try:
+        return _main(argv)
+    except ConfigError as exc:
+        prog = Path(sys.argv[0]).name or "train.py"  # "cahoots train" through the CLI
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _main(argv: list[str] | None = None) -> int:
+    parser = _OneLineParser(description=__doc__.split("\n\n")[0],
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", help="a YAML config file, or the name of a packaged config: "
                         + ", ".join(packaged_configs()))
     parser.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its checkpoint")
