@@ -83,21 +83,25 @@ class Evaluator:
     def __init__(self, config: TrainConfig, run_dir: Path) -> None:
         self.config = config
         self.path = run_dir / "eval.csv"
-        self.opponents = {
-            spec: load_policy(spec, config.env_id, config.env_options, seed=config.seed + 7)
-            for spec in available_opponents(config, config.eval.opponents)
-        }
-        if config.team:
-            self.opponents = {"team": None}  # type: ignore[dict-item]
+        self.specs = [] if config.team else available_opponents(config, config.eval.opponents)
         self.rows: list[dict[str, Any]] = []
         if self.path.is_file():
             with self.path.open() as f:
                 self.rows = list(csv.DictReader(f))
 
+    def opponents(self, seed: int) -> dict[str, Any]:
+        """The evaluation opponents, loaded afresh for each evaluation and seeded by it: two
+        policies evaluated with the same seed meet the same deals and the same opponents' draws
+        (the same games, as far as their own moves allow)."""
+        if self.config.team:
+            return {"team": None}
+        env_id, options = self.config.env_id, self.config.env_options
+        return {spec: load_policy(spec, env_id, options, seed=seed + 7) for spec in self.specs}
+
     def evaluate(self, learner: MLPPolicy, games: int, seed: int) -> dict[str, MatchResult]:
         env_id, options = self.config.env_id, self.config.env_options
         results = {}
-        for name, opponent in self.opponents.items():
+        for name, opponent in self.opponents(seed).items():
             if self.config.engine == "batched":
                 results[name] = batched_matches(env_id, learner, opponent, games, options, seed=seed)
             elif opponent is None:
