@@ -46,3 +46,18 @@ def test_every_console_block_has_a_transcript_marker() -> None:
         assert len(blocks) == text.count("```console"), path
         for block in blocks:
             assert block.manual or block.commands, f"{path}:{block.line}"
+
+
+def test_the_main_job_quote_is_the_same_in_the_readme_and_the_training_page() -> None:
+    """Both pages quote what the main command printed; they must not drift apart (the quote
+    names the clone it started from and says whether the intervals overlap)."""
+    training = (ROOT / "docs" / "training.md").read_text()
+    pattern = r"```\n(win share in one seat vs random opponents:.+?)\n```"
+    readme_quote = re.search(pattern, README, re.DOTALL)
+    training_quote = re.search(pattern, training, re.DOTALL)
+    assert readme_quote and training_quote
+    assert readme_quote.group(1) == training_quote.group(1)
+    assert readme_quote.group(1).count("the clone it started from, same games:") == 2
+    main = re.search(r"<!-- main-command -->\n```\n(.+?)\n```", README, re.DOTALL)
+    train = re.search(r"<!-- train-command -->\n```\n(.+?)\n```", training, re.DOTALL)
+    assert main and train and main.group(1) == train.group(1)
