@@ -147,6 +147,9 @@ def _fresh_spec(name: str = "bad_game", **declared: Any) -> GameSpec:
 class _Object:
     """A member with none of the methods an optional member needs."""
 
+    def __repr__(self) -> str:  # a stable test id (pytest-xdist workers must agree on ids)
+        return "_Object()"
+
 
 # (where: a rules attribute or a spec field, the bad value, the one line saying what is allowed)
 BAD_FIELDS = [
