@@ -108,7 +108,9 @@ def register_game(spec: GameSpec, *, replace: bool = False) -> str:
             for old in range(spec.version):  # so pettingzoo.make(<retired id>) says what to use
                 pettingzoo.register(api, f"{NAMESPACE}/{name}-v{old}",
                                     entry_point=_Factory(f"{NAMESPACE}/{name}-v{old}", api))
-        gymnasium.register(seat_env_id(spec), entry_point=_SeatFactory(spec.env_id))
+        # by name: the seat env lives in training/, above this module (imported at make time)
+        gymnasium.register(seat_env_id(spec), entry_point=SEAT_ENTRY_POINT,
+                           kwargs={"env_id": spec.env_id})
     return spec.env_id
 
 
@@ -130,6 +132,9 @@ def _unregister_pettingzoo(env_id: str) -> None:
     gymnasium.registry.pop(f"{name}_seat-v{version}", None)
 
 
+SEAT_ENTRY_POINT = "cahoots_envs.training.seat_env:make_seat_env"
+
+
 def seat_env_id(spec: GameSpec) -> str:
     """The Gymnasium id of a game's single-seat env, e.g. ``cahoots_envs/kansas_city_seat-v1``."""
     return f"{NAMESPACE}/{spec.name}_seat-v{spec.version}"
@@ -145,36 +150,6 @@ class _Factory:
 
     def __call__(self, **options: Any) -> Any:
         return (make if self.api == "aec" else make_parallel)(self.env_id, **options)
-
-
-class _SeatFactory:
-    """Gymnasium's entry point for a game's seat env: ``gymnasium.make(id, **kwargs)`` takes the
-    ``SeatEnv`` arguments (``opponents``, ``learner_seat``, ``team``, ``seed``,
-    ``illegal_action``, ``render_mode``) and the game's options (``num_players``, ...)."""
-
-    SEAT_ARGUMENTS = ("opponents", "learner_seat", "team", "seed", "illegal_action", "render_mode")
-
-    def __init__(self, env_id: str) -> None:
-        self.env_id = env_id
-
-    def __call__(self, **kwargs: Any) -> Any:
-        from cahoots_envs.training.seat_env import SeatEnv, unknown_arguments_error
-
-        spec = game_spec(self.env_id)
-        known = {*self.SEAT_ARGUMENTS, "options", *(o.name for o in spec.rules.OPTIONS)}
-        unknown = [k for k in kwargs if k not in known]
-        if unknown:  # a misspelt seat-env argument is not just "an unknown game option"
-            raise unknown_arguments_error(seat_env_id(spec), self.env_id, unknown,
-                                          (*self.SEAT_ARGUMENTS, "options"),
-                                          options_as_keywords=True)
-        seat = {k: kwargs.pop(k) for k in self.SEAT_ARGUMENTS if k in kwargs}
-        options = kwargs.pop("options", None)
-        if options is not None and not isinstance(options, dict):
-            raise ValueError(f"options= takes a dict of game options, got {type(options).__name__}")
-        game_options = {**(options or {}), **kwargs}
-        # one line naming what is wrong, before any table is dealt
-        game_spec(self.env_id).resolve_options(dict(game_options))
-        return SeatEnv(self.env_id, game_options, **seat)
 
 
 def builtin_games() -> list[GameSpec]:

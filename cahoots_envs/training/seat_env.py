@@ -294,3 +294,30 @@ class SeatEnv(gym.Env):
         if self.table is None:
             return None
         return self.table.game.render()
+
+
+# the SeatEnv arguments a Gymnasium id takes as keywords, beside the game's options
+SEAT_ARGUMENTS = ("opponents", "learner_seat", "team", "seed", "illegal_action", "render_mode")
+
+
+def make_seat_env(env_id: str, **kwargs: Any) -> SeatEnv:
+    """Gymnasium's entry point for a game's seat env (``registry.SEAT_ENTRY_POINT``, registered
+    by name): ``gymnasium.make("cahoots_envs/<game>_seat-v1", **kwargs)`` takes the ``SeatEnv``
+    arguments (``opponents``, ``learner_seat``, ``team``, ``seed``, ``illegal_action``,
+    ``render_mode``), ``options={...}`` and the game's options as keywords (``num_players``,
+    ...); anything else is one line naming both kinds."""
+    from cahoots_envs.registry import game_spec, seat_env_id
+
+    spec = game_spec(env_id)
+    known = {*SEAT_ARGUMENTS, "options", *(o.name for o in spec.rules.OPTIONS)}
+    unknown = [k for k in kwargs if k not in known]
+    if unknown:  # a misspelt seat-env argument is not just "an unknown game option"
+        raise unknown_arguments_error(seat_env_id(spec), env_id, unknown,
+                                      (*SEAT_ARGUMENTS, "options"), options_as_keywords=True)
+    seat = {k: kwargs.pop(k) for k in SEAT_ARGUMENTS if k in kwargs}
+    options = kwargs.pop("options", None)
+    if options is not None and not isinstance(options, dict):
+        raise ValueError(f"options= takes a dict of game options, got {type(options).__name__}")
+    game_options = {**(options or {}), **kwargs}
+    spec.resolve_options(dict(game_options))  # one line naming what is wrong, before any deal
+    return SeatEnv(env_id, game_options, **seat)
