@@ -5,11 +5,14 @@ docstrings and help text are fine).
   path; the registration list (``registry.py``) and the ``cahoots_envs/<game>_vN.py`` modules
   aside. Shared layers reach a game through its ``GameSpec`` only.
 - A game's folder imports only ``cahoots_envs.core``, ``cahoots_envs.errors`` and itself: no other
-  game, and nothing above it (policies, training, cli, ...); its batched engine (``batched.py``)
-  also the engine base and numba helpers of ``cahoots_envs.vector`` it subclasses.
+  game, and nothing above it (vector, policies, training, cli, ...); its batched engine
+  (``batched.py``) finds the engine base it subclasses and the numba helpers in ``core`` too
+  (``core/batched.py``, ``core/numba_kernels.py``).
 - ``vector/engine.py`` imports the module its ``GameSpec`` names as ``batched`` (a path the spec
   gives, not one it builds from a game's name), so it may call ``import_module``.
-- ``cahoots_envs.core`` imports only itself and ``cahoots_envs.errors``.
+- ``cahoots_envs.core`` imports only itself and ``cahoots_envs.errors``; of its modules only
+  ``core/numba_kernels.py`` imports numba (``import cahoots_envs`` works without the ``fast``
+  extra).
 """
 
 from __future__ import annotations
@@ -26,8 +29,8 @@ VERSIONED = re.compile(r"^\w+_v\d+\.py$")
 DYNAMIC_IMPORTS = {"import_module", "__import__", "find_spec"}
 # modules that import what a GameSpec member names (a path given by the spec, not built)
 SPEC_NAMED_IMPORTS = {"cahoots_envs.vector.engine"}
-# what a game's batched engine may import beyond core: the base class and numba helpers
-BATCHED_BASE = ("cahoots_envs.vector.engine", "cahoots_envs.vector._numba")
+# the one core module that may import numba (only games' batched modules and vector import it)
+CORE_NUMBA = "cahoots_envs.core.numba_kernels"
 
 
 def module_name(path: Path) -> str:
@@ -120,9 +123,7 @@ def test_a_game_imports_only_core_and_itself(path: Path) -> None:
     rel = path.relative_to(PACKAGE)
     own = "cahoots_envs.games" + (f".{rel.parts[1]}" if len(rel.parts) > 2 else "")
     this = module_name(path)
-    allowed: tuple[str, ...] = ("cahoots_envs.core", "cahoots_envs.errors", own)
-    if path.name == "batched.py":
-        allowed += BATCHED_BASE
+    allowed = ("cahoots_envs.core", "cahoots_envs.errors", own)
     bad = sorted({
         m for m in imported_modules(ast.parse(path.read_text()), this)
         if m.startswith("cahoots_envs") and not any(m == a or m.startswith(a + ".") for a in allowed)
@@ -139,6 +140,11 @@ def test_core_imports_only_core(path: Path) -> None:
         if m.startswith("cahoots_envs") and not m.startswith(("cahoots_envs.core", "cahoots_envs.errors"))
     })
     assert not bad, f"{this} imports {bad}; core is the bottom layer"
+    if this != CORE_NUMBA:
+        numba = sorted({m for m in imported_modules(ast.parse(path.read_text()), this)
+                        if m == "numba" or m.startswith("numba.")})
+        assert not numba, (f"{this} imports {numba}; only {CORE_NUMBA} imports numba (cahoots_envs "
+                           "imports without the fast extra)")
 
 
 def test_the_checker_catches_what_it_should() -> None:

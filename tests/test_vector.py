@@ -3,8 +3,8 @@ the message without numba, the batched seat env.
 
 The framework is checked through a small batched engine of the test game High Card
 (``tests/plugin_game``), written here the way a third-party game writes one (a numba kernel
-over all games, the shared ``_numba`` helpers) and registered through the public API with a
-``batched`` member: it is also what ``tests/vector_checks.py`` is checked with.
+over all games, the shared helpers of ``core/numba_kernels.py``) and registered through the
+public API with a ``batched`` member: it is also what ``tests/vector_checks.py`` is checked with.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ import pytest
 
 import cahoots_envs
 from cahoots_envs import vector
+from cahoots_envs.core.batched import BatchedEngine
 from cahoots_envs.core.game import Game, parse_deals
-from cahoots_envs.errors import EnvNotResetError, IllegalActionError, NotAvailableError
-from cahoots_envs.vector._numba import (
+from cahoots_envs.core.numba_kernels import (
     lowest_bit_index,
     next_u64,
     nth_set_bit,
@@ -32,7 +32,8 @@ from cahoots_envs.vector._numba import (
     seed_states,
     shuffle,
 )
-from cahoots_envs.vector.engine import BatchedEngine, engine_class
+from cahoots_envs.errors import EnvNotResetError, IllegalActionError, NotAvailableError
+from cahoots_envs.vector.engine import engine_class
 from tests.plugin_game import rules as hc
 from tests.plugin_game.spec import SPEC as HIGH_CARD
 from tests.vector_checks import check_against_reference
@@ -635,11 +636,23 @@ def test_without_numba_make_names_the_extra(high_card: str,
 
 def test_cahoots_envs_and_the_aec_envs_never_import_numba() -> None:
     code = ("import sys, cahoots_envs; from cahoots_envs import vector; "
+            "import cahoots_envs.core.batched, cahoots_envs.vector.engine; "
             "env = cahoots_envs.make('kansas_city-v1'); env.reset(seed=0); "
             "env.step(int(env.action_mask().argmax())); print('numba' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_the_former_homes_re_export_the_engine_base_and_helpers() -> None:
+    """``vector.engine`` and ``vector._numba`` still name what moved to ``core`` (the same
+    objects), for code that imports them from there."""
+    from cahoots_envs.core import batched, numba_kernels
+    from cahoots_envs.vector import _numba, engine
+
+    assert engine.BatchedEngine is batched.BatchedEngine
+    for name in numba_kernels.__all__:
+        assert getattr(_numba, name) is getattr(numba_kernels, name), name
 
 
 # ---- the batched seat env ----------------------------------------------------------------------

@@ -20,10 +20,10 @@ from cahoots_envs import vector
 from cahoots_envs.core.driver import RewardRule
 from cahoots_envs.core.game import Game
 from cahoots_envs.core.layout import OBS_DTYPE
+from cahoots_envs.core.numba_kernels import seed_states
 from cahoots_envs.games.cahoots_coop.batched import RANK_WEIGHTS, Engine, goal_table
 from cahoots_envs.games.cahoots_coop.goals import KINDS, PILES, satisfied_table
 from cahoots_envs.games.cahoots_coop.rules import GOALS, CahootsCoop
-from cahoots_envs.vector._numba import seed_states
 from cahoots_envs.vector.engine import engine_class
 from tests.vector_checks import check_against_reference, check_bad_deals_change_nothing
 

@@ -20,9 +20,9 @@ import cahoots_envs
 from cahoots_envs import vector
 from cahoots_envs.core.driver import RewardRule
 from cahoots_envs.core.layout import OBS_DTYPE
+from cahoots_envs.core.numba_kernels import randint, seed_states
 from cahoots_envs.games.cahoots_tricks.batched import Engine
 from cahoots_envs.games.cahoots_tricks.rules import NUM_TYPES, PLAY_BASE, TRICKS, CahootsTricks
-from cahoots_envs.vector._numba import randint, seed_states
 from cahoots_envs.vector.engine import engine_class
 from tests.vector_checks import (
     check_against_reference,

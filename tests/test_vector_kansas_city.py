@@ -21,9 +21,9 @@ import cahoots_envs
 from cahoots_envs import vector
 from cahoots_envs.core.driver import RewardRule
 from cahoots_envs.core.layout import OBS_DTYPE
+from cahoots_envs.core.numba_kernels import seed_states
 from cahoots_envs.games.kansas_city.batched import Engine
 from cahoots_envs.games.kansas_city.rules import KansasCity, card_str, parse_card
-from cahoots_envs.vector._numba import seed_states
 from cahoots_envs.vector.engine import engine_class
 from tests.vector_checks import check_against_reference, check_bad_deals_change_nothing
 

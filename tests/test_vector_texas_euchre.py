@@ -22,6 +22,7 @@ from cahoots_envs import vector
 from cahoots_envs.core.driver import RewardRule
 from cahoots_envs.core.game import zero_sum_outcome
 from cahoots_envs.core.layout import OBS_DTYPE
+from cahoots_envs.core.numba_kernels import seed_states
 from cahoots_envs.games.texas_euchre.batched import (
     HISTORY,
     S_LAST_PTS,
@@ -42,7 +43,6 @@ from cahoots_envs.games.texas_euchre.rules import (
     score_round,
     update_tiebreak,
 )
-from cahoots_envs.vector._numba import seed_states
 from cahoots_envs.vector.engine import engine_class
 from tests.vector_checks import (
     check_against_reference,

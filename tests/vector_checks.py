@@ -32,9 +32,10 @@ from typing import Any
 import numpy as np
 
 import cahoots_envs
+from cahoots_envs.core.batched import BatchedEngine
 from cahoots_envs.core.layout import OBS_DTYPE
-from cahoots_envs.vector._numba import seed_states
-from cahoots_envs.vector.engine import BatchedEngine, engine_class
+from cahoots_envs.core.numba_kernels import seed_states
+from cahoots_envs.vector.engine import engine_class
 
 OBS_TOLERANCE = 1e-6  # float32 rounding of the same value computed in another order
 REWARD_TOLERANCE = 1e-5

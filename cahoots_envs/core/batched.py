@@ -1,4 +1,5 @@
 """The base class of every game's batched engine (``games/<game>/batched.py`` defines ``Engine``).
+``cahoots_envs.vector.engine.engine_class`` loads the one a ``GameSpec`` names.
 
 An engine plays ``num_envs`` games of one env in lockstep. It owns its output buffers, allocated
 once in ``__init__`` and overwritten in place by ``reset`` and ``step``:
@@ -16,15 +17,17 @@ once in ``__init__`` and overwritten in place by ``reset`` and ``step``:
   observation of the ``K = done.sum()`` games that finished, in increasing game index (views
   into buffers that ``final_buffers(k)`` grows on demand).
 
-``reset(rng_state, deals)`` takes one ``uint64`` generator state per game (see ``_numba.py``);
-the engine owns them from then on, so each game's later deals continue its own stream.
+``reset(rng_state, deals)`` takes one ``uint64`` generator state per game (see
+``numba_kernels.py``); the engine owns them from then on, so each game's later deals continue
+its own stream.
 ``step(actions)`` gets ``int64[N]`` actions that the caller has already checked against
 ``mask``; a negative action (-1) leaves that game as it is: its ``to_move``, ``obs`` and
 ``mask`` rows keep their values, its ``rewards`` row is zero and ``done`` False (the batched seat
 env moves only the games where an opponent is to move; ``tests/vector_checks.py`` skips games at
 random to check it). ``game(i)`` rebuilds game ``i`` as a reference ``Game`` in the same state.
 
-The helpers here are plain Python; the kernels live in the game's ``batched.py``.
+The helpers here are plain Python (this module does not import numba); the kernels live in the
+game's ``batched.py``, their shared helpers in ``numba_kernels.py``.
 """
 
 from __future__ import annotations
@@ -178,23 +181,3 @@ class BatchedEngine(abc.ABC):
                     if isinstance(v, np.ndarray) and k not in OUTPUT_BUFFERS)
         return total / self.num_envs
 
-
-def engine_class(spec: GameSpec) -> type[BatchedEngine]:
-    """The batched engine class of ``spec``'s game. Its ``batched`` member names a module whose
-    ``Engine`` subclasses ``BatchedEngine`` (a dotted path such as
-    ``"cahoots_envs.games.kansas_city.batched"``, or the module itself), or the class itself
-    (``"package.module:ClassName"``, or the class object); a game without one raises
-    ``NotAvailableError``."""
-    import importlib
-
-    member = spec.require("batched")
-    if isinstance(member, str):
-        path, _, attribute = member.partition(":")
-        module = importlib.import_module(path)
-        cls = getattr(module, attribute or "Engine", None)
-    else:
-        cls = member if isinstance(member, type) else getattr(member, "Engine", None)
-    if not (isinstance(cls, type) and issubclass(cls, BatchedEngine)):
-        raise TypeError(f"{spec.env_id}: the batched member {member!r} must name a module whose "
-                        "Engine subclasses cahoots_envs.vector.engine.BatchedEngine")
-    return cls

@@ -8,8 +8,9 @@ unrelated streams. Each game draws only from its own state, so game ``i``'s late
 its own stream whatever the other games do.
 
 The kernels' helpers are ``@numba.njit(inline="always")`` so that a step kernel which loops over
-all games compiles them into its own body. This module imports numba: only
-``cahoots_envs.vector`` and the games' ``batched.py`` modules import it.
+all games compiles them into its own body. This module imports numba, the only module of
+``cahoots_envs.core`` that does: only ``cahoots_envs.vector`` and the games' ``batched.py`` modules
+import it (``import cahoots_envs`` and ``cahoots_envs.core`` never do).
 """
 
 from __future__ import annotations

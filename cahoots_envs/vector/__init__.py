@@ -15,11 +15,11 @@ final observation. An illegal, out-of-range or malformed action raises ``Illegal
 naming the game and the action, and changes nothing.
 
 Dealing is the engine's own: game ``i`` draws from its own SplitMix64 stream, seeded from
-``seed`` (``_numba.seed_states``), so game ``i`` of a seeded batch is the same whatever
-``num_envs`` is, and its later deals continue its own stream. ``reset(deals=...)`` plays scripted
-deals in the AEC env's format. ``game(i)`` rebuilds game ``i`` as a reference game object for
-rendering and debugging. Needs numba: ``pip install "cahoots-envs[fast]"``; ``import
-cahoots_envs`` and the AEC envs never import it. See ``docs/vector.md``.
+``seed`` (``core.numba_kernels.seed_states``), so game ``i`` of a seeded batch is the same
+whatever ``num_envs`` is, and its later deals continue its own stream. ``reset(deals=...)``
+plays scripted deals in the AEC env's format. ``game(i)`` rebuilds game ``i`` as a reference
+game object for rendering and debugging. Needs numba: ``pip install "cahoots-envs[fast]"``;
+``import cahoots_envs`` and the AEC envs never import it. See ``docs/vector.md``.
 """
 
 from __future__ import annotations
@@ -191,7 +191,7 @@ class VectorGames:
 
     def __init__(self, spec: GameSpec, num_envs: int, seed: int | None,
                  options: dict[str, Any]) -> None:
-        from cahoots_envs.vector._numba import seed_states
+        from cahoots_envs.core.numba_kernels import seed_states
         from cahoots_envs.vector.engine import engine_class
 
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:

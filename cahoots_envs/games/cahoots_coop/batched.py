@@ -50,7 +50,9 @@ from typing import Any
 import numba
 import numpy as np
 
+from cahoots_envs.core.batched import BatchedEngine
 from cahoots_envs.core.game import Game
+from cahoots_envs.core.numba_kernels import lowest_bit_index, next_u64, popcount64, randint, shuffle
 from cahoots_envs.core.spec import GameSpec
 from cahoots_envs.games.cahoots_coop.encoder import (
     GOAL_FEATURES,
@@ -76,8 +78,6 @@ from cahoots_envs.games.cahoots_coop.rules import (
     goals_in_game,
     parse_card,
 )
-from cahoots_envs.vector._numba import lowest_bit_index, next_u64, popcount64, randint, shuffle
-from cahoots_envs.vector.engine import BatchedEngine
 
 __all__ = ["Engine"]
 

@@ -35,7 +35,9 @@ from typing import Any, cast
 import numba
 import numpy as np
 
+from cahoots_envs.core.batched import BatchedEngine
 from cahoots_envs.core.game import Game
+from cahoots_envs.core.numba_kernels import lowest_bit_index, next_u64, popcount64, randint
 from cahoots_envs.core.spec import GameSpec
 from cahoots_envs.games.cahoots_tricks.encoder import (
     FIELDS_OF_BYTE,
@@ -62,8 +64,6 @@ from cahoots_envs.games.cahoots_tricks.rules import (
     deck_counts,
     zone_types,
 )
-from cahoots_envs.vector._numba import lowest_bit_index, next_u64, popcount64, randint
-from cahoots_envs.vector.engine import BatchedEngine
 
 # ---- the packed state ---------------------------------------------------------------------
 MAXP = 4  # the most seats: per-seat fields always take MAXP slots

@@ -36,8 +36,10 @@ from typing import Any
 import numba
 import numpy as np
 
+from cahoots_envs.core.batched import BatchedEngine
 from cahoots_envs.core.cards import bits
 from cahoots_envs.core.game import Game, parse_deals
+from cahoots_envs.core.numba_kernels import lowest_bit_index, popcount64, randint, shuffle
 from cahoots_envs.core.spec import GameSpec
 from cahoots_envs.games.kansas_city.rules import (
     CARD_BACKS,
@@ -51,8 +53,6 @@ from cahoots_envs.games.kansas_city.rules import (
     card_str,
     hands_in_game,
 )
-from cahoots_envs.vector._numba import lowest_bit_index, popcount64, randint, shuffle
-from cahoots_envs.vector.engine import BatchedEngine
 
 __all__ = ["Engine"]
 

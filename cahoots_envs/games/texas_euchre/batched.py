@@ -51,7 +51,9 @@ import numba
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
+from cahoots_envs.core.batched import BatchedEngine
 from cahoots_envs.core.game import Game, parse_deals
+from cahoots_envs.core.numba_kernels import popcount64, randint, shuffle
 from cahoots_envs.core.spec import GameSpec
 from cahoots_envs.games.texas_euchre.encoder import SCORE_CLIP, TURN_SCALE
 from cahoots_envs.games.texas_euchre.rules import (
@@ -64,8 +66,6 @@ from cahoots_envs.games.texas_euchre.rules import (
     face_str,
     max_rounds,
 )
-from cahoots_envs.vector._numba import popcount64, randint, shuffle
-from cahoots_envs.vector.engine import BatchedEngine
 
 __all__ = ["Engine"]
 
