@@ -229,7 +229,7 @@ def seat_rollout(kind: str, env_id: str, num_envs: int, seconds: float) -> float
 
         venv: Any = SeatVecEnv(env_id, num_envs, **args)
     else:
-        from cahoots_envs.vector.seat_env import BatchedSeatVecEnv
+        from cahoots_envs.training.batched_seat_env import BatchedSeatVecEnv
 
         venv = BatchedSeatVecEnv(env_id, num_envs, **args)
     rng = np.random.default_rng(0)

@@ -149,9 +149,9 @@ def worker(job: dict[str, Any]) -> dict[str, float]:
         cfg["engine"] = job["engine"]
         pool_cfg["snapshot_draw"] = "rollout"
     if job["kind"] == "now":
+        from cahoots_envs.training.batched_seat_env import BatchedSeatVecEnv
         from cahoots_envs.training.pool import SnapshotRotation
         from cahoots_envs.training.vec_env import SeatVecEnv
-        from cahoots_envs.vector.seat_env import BatchedSeatVecEnv
 
         seat_vec: Any = BatchedSeatVecEnv if cfg.get("engine", "reference") == "batched" else SeatVecEnv
         if pool_cfg.get("snapshot_draw", "seat") == "rollout":

@@ -405,7 +405,7 @@ def seat_entry_points(game: str) -> list[tuple[str, Callable[..., Any], bool]]:
     try:
         from cahoots_envs.training import SeatVecEnv
         out.append(("SeatVecEnv", lambda **kw: SeatVecEnv(game, 2, **kw), False))
-        from cahoots_envs.vector.seat_env import BatchedSeatVecEnv
+        from cahoots_envs.training.batched_seat_env import BatchedSeatVecEnv
         if game_spec(game).has("batched"):
             out.append(("BatchedSeatVecEnv", lambda **kw: BatchedSeatVecEnv(game, 2, **kw), False))
     except ImportError:
@@ -501,7 +501,7 @@ def probe_vec_steps(tally: Tally, game: str, opts: dict[str, Any], seed: int) ->
             vec.reset()
             envs.append(("VectorGames", vec, arrays_state(vec, vec.engine),
                          lambda v=vec: v.engine.mask.astype(bool)))
-            from cahoots_envs.vector.seat_env import BatchedSeatVecEnv
+            from cahoots_envs.training.batched_seat_env import BatchedSeatVecEnv
             bvenv = BatchedSeatVecEnv(game, n, options=opts, opponents="random", seed=seed)
             bvenv.reset()
             envs.append(("BatchedSeatVecEnv", bvenv, arrays_state(bvenv, bvenv.engine),

@@ -204,9 +204,16 @@ def test_time_limit_overshoots_by_one_rollout_and_drops_the_world_cut_short(monk
 def test_network_blueprint_rollouts() -> None:
     """Over a zoo network, the blueprint plays the rollouts from its observations."""
     options = {"num_players": 3, "difficulty": "beginner"}
-    bot = SearchPolicy("cahoots_coop-v1", options, blueprint="zoo:cahoots_coop", seed=0,
-                       worlds=2, max_worlds=2, search_all=True)
-    assert bot.fast is None
+    bot = cahoots_envs.load_policy("search@worlds=2,max_worlds=2,search_all=true:zoo:cahoots_coop",
+                                   "cahoots_coop-v1", options, seed=0)
+    assert bot.fast is None and bot.name == "search:zoo:cahoots_coop"
+    # search ranks below policies: SearchPolicy takes a loaded blueprint, and names the way
+    with pytest.raises(TypeError, match=r"^SearchPolicy takes a loaded blueprint policy, got the "
+                       r"spec 'zoo:cahoots_coop': pass blueprint=load_policy\('zoo:cahoots_coop'"):
+        SearchPolicy("cahoots_coop-v1", options, blueprint="zoo:cahoots_coop")
+    loaded = cahoots_envs.load_policy("zoo:cahoots_coop", "cahoots_coop-v1", options)
+    same = SearchPolicy("cahoots_coop-v1", options, blueprint=loaded, blueprint_name="zoo:x")
+    assert same.blueprint is loaded and same.name == "search:zoo:x"
     result = play_game("cahoots_coop-v1", options, [bot, "heuristic", "heuristic"], seed=1)
     assert result.turns > 0 and bot.stats.searched > 0
 

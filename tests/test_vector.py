@@ -678,7 +678,7 @@ def test_seat_env_matches_a_reference_replay(high_card: str, options: dict[str, 
     """Every step, replayed on reference games (the learner's action, then the deterministic
     opponents), gives the same observations, masks, rewards, ends and terminal observations."""
     pytest.importorskip("stable_baselines3")
-    from cahoots_envs.vector.seat_env import BatchedSeatVecEnv
+    from cahoots_envs.training.batched_seat_env import BatchedSeatVecEnv
 
     opponent = FirstLegal()
     # three players: two policy objects, one per opponent seat (each acts for its own games)
@@ -727,7 +727,7 @@ def test_seat_env_matches_a_reference_replay(high_card: str, options: dict[str, 
 
 def test_seat_env_is_reproducible(high_card: str) -> None:
     pytest.importorskip("stable_baselines3")
-    from cahoots_envs.vector.seat_env import BatchedSeatVecEnv
+    from cahoots_envs.training.batched_seat_env import BatchedSeatVecEnv
 
     def run() -> list[np.ndarray]:
         venv = BatchedSeatVecEnv(high_card, 6, options={"num_players": 3}, opponents="random",
@@ -745,7 +745,7 @@ def test_seat_env_is_reproducible(high_card: str) -> None:
 
 def test_seat_env_refuses_search_bots_and_catches_illegal_opponents(high_card: str) -> None:
     pytest.importorskip("stable_baselines3")
-    from cahoots_envs.vector.seat_env import BatchedSeatVecEnv
+    from cahoots_envs.training.batched_seat_env import BatchedSeatVecEnv
 
     class Searcher(FirstLegal):
         name = "searcher"
@@ -774,7 +774,7 @@ def test_seat_env_trains_with_maskable_ppo(high_card: str) -> None:
     pytest.importorskip("sb3_contrib")
     from sb3_contrib import MaskablePPO
 
-    from cahoots_envs.vector.seat_env import BatchedSeatVecEnv
+    from cahoots_envs.training.batched_seat_env import BatchedSeatVecEnv
 
     venv = BatchedSeatVecEnv(high_card, 16, options={"num_players": 2}, opponents="heuristic",
                              seed=0)
@@ -798,8 +798,8 @@ def test_random_legal_actions_refuses_a_row_without_legal_actions() -> None:
 
 def test_seat_env_draws_opponents_from_the_pool_by_weight(high_card: str) -> None:
     pytest.importorskip("stable_baselines3")
+    from cahoots_envs.training.batched_seat_env import BatchedSeatVecEnv
     from cahoots_envs.training.pool import OpponentPool
-    from cahoots_envs.vector.seat_env import BatchedSeatVecEnv
 
     pool = OpponentPool()
     a, b, never = FirstLegal(), FirstLegal(), FirstLegal()

@@ -74,7 +74,7 @@ def test_the_first_reset_and_step_announce_a_compile_and_warm_kernels_say_nothin
 # ---- the batched seat env ----------------------------------------------------------------------
 def test_seat_env_names_its_arguments_and_the_game_options(high_card: str) -> None:  # noqa: F811
     pytest.importorskip("stable_baselines3")
-    from cahoots_envs.vector.seat_env import BatchedSeatVecEnv
+    from cahoots_envs.training.batched_seat_env import BatchedSeatVecEnv
 
     with pytest.raises(ValueError, match=r"^unknown option or argument 'opponent': neither an "
                        r"argument of BatchedSeatVecEnv nor a game option of .*high_card-v0 \(did "
@@ -87,7 +87,7 @@ def test_seat_env_names_its_arguments_and_the_game_options(high_card: str) -> No
 def test_seat_env_takes_what_vector_games_take_and_refuses_the_rest(
         high_card: str) -> None:  # noqa: F811
     pytest.importorskip("stable_baselines3")
-    from cahoots_envs.vector.seat_env import BatchedSeatVecEnv
+    from cahoots_envs.training.batched_seat_env import BatchedSeatVecEnv
 
     venv = BatchedSeatVecEnv(high_card, 3, options={"num_players": 3}, opponents=FirstLegal(),
                              seed=0)
@@ -115,3 +115,12 @@ def test_seat_env_takes_what_vector_games_take_and_refuses_the_rest(
     assert unchanged()
     venv.step(legal.tolist())  # a list of ints is an integer array
     assert not np.array_equal(venv.engine.state, before)
+
+
+def test_the_old_batched_seat_env_path_names_the_new_one() -> None:
+    """``BatchedSeatVecEnv`` moved to ``training/`` (vector ranks below training); the old path
+    says where it went instead of importing upward."""
+    with pytest.raises(ImportError, match=r"^cahoots_envs\.vector\.seat_env\.BatchedSeatVecEnv "
+                       r"moved: use from cahoots_envs\.training\.batched_seat_env import "
+                       r"BatchedSeatVecEnv$"):
+        from cahoots_envs.vector.seat_env import BatchedSeatVecEnv  # noqa: F401

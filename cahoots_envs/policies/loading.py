@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from cahoots_envs.core.policy import BasePolicy
+from cahoots_envs.envinfo import env_info
 from cahoots_envs.errors import IncompatiblePolicyError, RetiredEnvError
-from cahoots_envs.policies.envinfo import env_info
 from cahoots_envs.policies.random_policy import RandomPolicy
 
 ZOO_DIR = Path(__file__).parent / "zoo"
@@ -30,6 +30,24 @@ def load_heuristic(env_id: str, options: Mapping[str, Any] | None = None,
     """The game's rule-based bot (its spec's ``bot``) for ``env_id`` with ``options``."""
     info = env_info(env_id, options)
     return info.spec.bot(info.options, seed=seed)  # type: ignore[no-any-return]
+
+
+def load_search_policy(spec: str, env_id: str | None, options: Mapping[str, Any] | None,
+                       seed: int | None) -> BasePolicy:
+    """``search[@knob=value,...][:<blueprint spec>]``: the settings checked, the game's world
+    sampler required, then the blueprint loaded (``heuristic`` when none is named) and handed to
+    a ``SearchPolicy`` (search ranks below policies: it takes loaded policies, not specs)."""
+    from cahoots_envs.search import SearchPolicy, parse_search_spec
+
+    knobs, blueprint = parse_search_spec(spec)
+    if env_id is None:
+        raise ValueError(f"load_policy({spec!r}) needs the env_id it will play")
+    env_info(env_id, options).spec.require("world_sampler")  # before any blueprint is loaded
+    if blueprint == "search" or blueprint.startswith(("search:", "search@")):
+        raise ValueError("a search bot's blueprint is a plain policy, not another search bot")
+    loaded = load_policy(blueprint, env_id, options, seed=seed)
+    return SearchPolicy(env_id, options, blueprint=loaded, seed=seed, blueprint_name=blueprint,
+                        **knobs)
 
 
 def _looks_up(path: Path, test: str) -> bool:
@@ -83,8 +101,6 @@ def load_policy(
         raise ValueError("policy spec is empty: give 'random', 'heuristic', 'zoo:<name>', "
                          "'search[:<spec>]' or the path of a saved policy")
     if spec == "search" or spec.startswith(("search:", "search@")):
-        from cahoots_envs.search import load_search_policy
-
         return load_search_policy(spec, env_id, options, seed)
     if spec == "random":
         return RandomPolicy(seed)

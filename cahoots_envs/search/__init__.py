@@ -14,7 +14,6 @@ A spec ``search[@knob=value,...][:<blueprint spec>]`` loads a ``SearchPolicy`` t
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from cahoots_envs.core.options import parse_value
@@ -50,14 +49,6 @@ def parse_search_spec(spec: str) -> tuple[dict[str, Any], str]:
     return check_knobs(knobs), blueprint or "heuristic"
 
 
-def load_search_policy(spec: str, env_id: str | None, options: Mapping[str, Any] | None,
-                       seed: int | None) -> SearchPolicy:
-    knobs, blueprint = parse_search_spec(spec)
-    if env_id is None:
-        raise ValueError(f"load_policy({spec!r}) needs the env_id it will play")
-    return SearchPolicy(env_id, options, blueprint=blueprint, seed=seed, **knobs)
-
-
 def needs_infoset(policy: Any) -> bool:
     """Whether ``policy`` decides from an information set (``act_infoset``) rather than ``act``."""
     return bool(getattr(policy, "needs_infoset", False))
@@ -71,7 +62,6 @@ __all__ = [
     "World",
     "infoset",
     "is_search_spec",
-    "load_search_policy",
     "needs_infoset",
     "parse_search_spec",
 ]

@@ -131,31 +131,34 @@ class SearchStats:
 
 
 class SearchPolicy(BasePolicy):
-    """A search bot for ``env_id`` with ``options``: determinized rollouts over ``blueprint``
-    (a ``load_policy`` spec: ``"heuristic"``, ``"zoo:<name>"``, a saved policy's path, or a
-    policy object). It decides from an information set: ``act_infoset(infoset)``; harnesses
-    check ``needs_infoset``. Knobs: see the module docstring."""
+    """A search bot for ``env_id`` with ``options``: determinized rollouts over ``blueprint``, an
+    already-loaded policy (``None``: the game's rule-based bot), named ``blueprint_name`` in the
+    bot's name (``search:<blueprint_name>``). ``load_policy("search@k=v,...:<spec>", env_id)``
+    parses a spec and loads its blueprint. It decides from an information set:
+    ``act_infoset(infoset)``; harnesses check ``needs_infoset``. Knobs: see the module docstring."""
 
     needs_infoset = True
 
     def __init__(self, env_id: str, options: Mapping[str, Any] | None = None,
-                 blueprint: Any = "heuristic", seed: int | None = None, **knobs: Any) -> None:
-        from cahoots_envs.policies.envinfo import env_info
-        from cahoots_envs.policies.loading import load_policy
+                 blueprint: Any = None, seed: int | None = None, *,
+                 blueprint_name: str | None = None, **knobs: Any) -> None:
+        from cahoots_envs.envinfo import env_info
 
+        if isinstance(blueprint, str):  # search ranks below policies: it does not load specs
+            raise TypeError(
+                f"SearchPolicy takes a loaded blueprint policy, got the spec {blueprint!r}: pass "
+                f"blueprint=load_policy({blueprint!r}, env_id, options), or load the whole bot "
+                f"with load_policy('search:{blueprint}', env_id, options)")
         info = env_info(env_id, options)
         self.env_id, self.options, self.spec = info.env_id, info.options, info.spec
         self.sampler = info.spec.require("world_sampler")
         self.settings = {**GENERIC_DEFAULTS, **check_knobs(getattr(self.sampler, "DEFAULTS", {})),
                          **check_knobs(knobs)}
-        self.blueprint_spec = blueprint if isinstance(blueprint, str) else getattr(
-            blueprint, "name", type(blueprint).__name__)
-        if isinstance(blueprint, str):
-            if blueprint.startswith("search"):
-                raise ValueError("a search bot's blueprint is a plain policy, not another search bot")
-            blueprint = load_policy(blueprint, self.env_id, self.options, seed=seed)
+        if blueprint is None:  # the game's rule-based bot, as load_policy("heuristic") gives it
+            blueprint, blueprint_name = info.spec.bot(info.options, seed=seed), "heuristic"
         if getattr(blueprint, "needs_infoset", False):
             raise ValueError("a search bot's blueprint is a plain policy, not another search bot")
+        self.blueprint_spec = blueprint_name or getattr(blueprint, "name", type(blueprint).__name__)
         self.blueprint = blueprint
         self.fast = None
         if self.blueprint_spec == "heuristic" or self.settings["rollout"] == "heuristic":

@@ -387,7 +387,7 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False,
     rotation = (SnapshotRotation(config.pool.max_snapshots, seed=config.seed + 13)
                 if config.pool.snapshot_draw == "rollout" else None)
     if config.engine == "batched":
-        from cahoots_envs.vector.seat_env import BatchedSeatVecEnv
+        from cahoots_envs.training.batched_seat_env import BatchedSeatVecEnv
 
         seat_vec: Any = BatchedSeatVecEnv
     else:
