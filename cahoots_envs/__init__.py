@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+from cahoots_envs._version import __version__
 from cahoots_envs.core.spec import GameSpec
 from cahoots_envs.errors import (
     EnvNotResetError,
@@ -31,8 +32,6 @@ from cahoots_envs.registry import (
     registered_games,
     unregister_game,
 )
-
-__version__ = "0.2.0"
 
 __all__ = [
     "EnvNotResetError",

@@ -149,7 +149,7 @@ def _install_objects(objects: dict[str, Any]) -> None:
 def _policy(spec: Any, env_id: str, options: Mapping[str, Any], seed: int) -> Any:
     """A policy seeded for this game and seat; built-in bots are cheap to rebuild, saved policies
     are loaded once per process and re-seeded; a policy object is used as it is (re-seeded)."""
-    import cahoots_envs
+    from cahoots_envs.policies.loading import load_policy
 
     if not isinstance(spec, str):
         policy = _OBJECTS[spec.key] if isinstance(spec, _ObjectRef) else spec
@@ -157,11 +157,11 @@ def _policy(spec: Any, env_id: str, options: Mapping[str, Any], seed: int) -> An
             policy.rng = np.random.default_rng(seed)
         return policy
     if spec in ("random", "heuristic"):
-        return cahoots_envs.load_policy(spec, env_id, options, seed=seed)
+        return load_policy(spec, env_id, options, seed=seed)
     key = (spec, env_id, json.dumps(options, sort_keys=True, default=str))
     policy = _POLICY_CACHE.get(key)
     if policy is None:
-        policy = cahoots_envs.load_policy(spec, env_id, options, seed=seed)
+        policy = load_policy(spec, env_id, options, seed=seed)
         _POLICY_CACHE[key] = policy
     if hasattr(policy, "rng"):
         policy.rng = np.random.default_rng(seed)
@@ -181,10 +181,10 @@ def play_game(
     """One game between the policies of ``lineup`` (one spec or policy object per seat);
     ``labels`` names them in the result and the log (default: the specs, or the objects'
     ``name``)."""
-    import cahoots_envs
     from cahoots_envs.gamelog import GameRecorder
+    from cahoots_envs.registry import make_raw
 
-    env = cahoots_envs.make_raw(env_id, **dict(options))
+    env = make_raw(env_id, **dict(options))
     n = len(env.possible_agents)
     if len(lineup) != n:
         raise ValueError(f"lineup has {len(lineup)} policies for {n} seats")
@@ -474,9 +474,9 @@ def summarise(
     results: list[GameResult],
     field_policy: str | None = None,
 ) -> TournamentResult:
-    import cahoots_envs
+    from cahoots_envs.registry import make_raw
 
-    raw = cahoots_envs.make_raw(env_id, **dict(options))
+    raw = make_raw(env_id, **dict(options))
     cls = raw.game_cls
     n = len(raw.possible_agents)
     cooperative = bool(cls.COOPERATIVE)
@@ -575,7 +575,8 @@ def run_tournament(
     """Play ``num_games`` games between ``policies`` (specs or policy objects) on ``env_id``,
     or with ``field`` (a spec or policy object) each of ``policies`` in one seat against the
     field in every other seat (see the module docstring)."""
-    import cahoots_envs
+    from cahoots_envs.policies.loading import load_policy
+    from cahoots_envs.registry import make_raw
 
     if not policies:
         raise ValueError("give at least one policy")
@@ -585,7 +586,7 @@ def run_tournament(
     names = list(sources)
     candidates, field_name = (names[:-1], names[-1]) if field is not None else (names, None)
     options = dict(options or {})
-    raw = cahoots_envs.make_raw(env_id, **options)  # validates env id and options early
+    raw = make_raw(env_id, **options)  # validates env id and options early
     n = len(raw.possible_agents)
     cooperative = bool(raw.game_cls.COOPERATIVE)
     if field is not None and cooperative:
@@ -596,7 +597,7 @@ def run_tournament(
     # an option they were trained without (a setting such as the difficulty: loading allows it)
     across: dict[str, dict[str, list[Any]]] = {}
     for name, source in sources.items():
-        policy = (cahoots_envs.load_policy(source, raw.env_id, game_options, seed=0)
+        policy = (load_policy(source, raw.env_id, game_options, seed=0)
                   if isinstance(source, str) else source)
         differences = getattr(policy, "option_differences", None) or {}
         if differences:

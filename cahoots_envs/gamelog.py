@@ -682,16 +682,16 @@ _ENV_ERRORS = (ValueError, TypeError, KeyError, IndexError)  # what a malformed 
 
 def replay_env(log: GameLog, render_mode: str | None = "ansi") -> Any:
     """A bare env built and reset exactly as the logged game was."""
-    import cahoots_envs
+    from cahoots_envs.registry import game_spec, list_envs, make_raw
 
     header = log.header
     at = f"{log.where(header)}: header"
     env_id = header["env_id"]
     name = env_id.split("/", 1)[-1]
     game_name, _, _version = name.partition("-v")
-    envs = cahoots_envs.list_envs()
+    envs = list_envs()
     try:
-        spec = cahoots_envs.game_spec(env_id, replay=True)
+        spec = game_spec(env_id, replay=True)
     except RetiredEnvError as e:  # rules changed since: the log's game is no longer playable
         raise ReplayError(f"the log is for {env_id}, which this package cannot replay: {e}") from None
     except ValueError:
@@ -706,7 +706,7 @@ def replay_env(log: GameLog, render_mode: str | None = "ansi") -> Any:
         raise ReplayError(f"{at}: 'options' holds render_mode, which is not a game option")
     try:
         # a log of an earlier version whose rules are unchanged replays on the current env
-        env = cahoots_envs.make_raw(spec.env_id, render_mode=render_mode, **options)
+        env = make_raw(spec.env_id, render_mode=render_mode, **options)
     except _ENV_ERRORS as e:
         raise ReplayError(f"{at}: 'options' are not options of {env_id}: {e}") from None
     if header["env_version"] != int(_version):

@@ -121,18 +121,18 @@ def check_env(env: str, options: dict[str, Any]) -> None:
     """The env id and its options, checked before a command starts (``UsageError`` if wrong)."""
     import difflib
 
-    import cahoots_envs
+    from cahoots_envs.registry import game_spec, make_raw, registered_games
 
     try:
-        cahoots_envs.game_spec(env)
+        game_spec(env)
     except ValueError:
-        names = [spec.name for spec in cahoots_envs.registered_games()]
+        names = [spec.name for spec in registered_games()]
         close = difflib.get_close_matches(env.split("/")[-1].split("-v")[0], names, 1)
         hint = f"did you mean {close[0]}? " if close else ""
         raise UsageError(f"unknown env {env!r}; {hint}envs: {', '.join(names)} "
                          "(see 'cahoots list')") from None
     try:
-        cahoots_envs.make_raw(env, **options)
+        make_raw(env, **options)
     except (ValueError, TypeError) as exc:
         raise UsageError(f"{exc} (see 'cahoots list')") from None
 
@@ -151,12 +151,12 @@ def _add_env_options(p: argparse.ArgumentParser) -> None:
 
 # ---- list ------------------------------------------------------------------------------------------
 def cmd_list(args: argparse.Namespace) -> int:
-    import cahoots_envs
-    from cahoots_envs.policies.loading import builtin_specs
+    from cahoots_envs.policies.loading import builtin_specs, list_policies
+    from cahoots_envs.registry import list_envs, make_raw
 
     out: dict[str, Any] = {"envs": [], "policies": []}
-    for env_id in cahoots_envs.list_envs():
-        raw = cahoots_envs.make_raw(env_id)
+    for env_id in list_envs():
+        raw = make_raw(env_id)
         cls = raw.game_cls
         options = [
             {"name": o.name, "default": o.default, "accepts": o.describe(), "doc": o.doc}
@@ -167,7 +167,7 @@ def cmd_list(args: argparse.Namespace) -> int:
             "default_players": cls.DEFAULT_PLAYERS, "cooperative": bool(cls.COOPERATIVE),
             "options": options, "builtin_policies": builtin_specs(env_id),
         })
-    for meta in cahoots_envs.list_policies():
+    for meta in list_policies():
         out["policies"].append({
             "spec": meta["spec"], "env_id": meta.get("env_id"),
             "options": meta.get("game_options", {}), "description": meta.get("description", ""),
@@ -240,8 +240,8 @@ def _strength(evaluation: Any) -> str:
 
 # ---- play -----------------------------------------------------------------------------------------
 def cmd_play(args: argparse.Namespace) -> int:
-    import cahoots_envs
     from cahoots_envs.cli.play import Signalled, play
+    from cahoots_envs.errors import IncompatiblePolicyError
 
     options = parse_options(args.option, args.players)
     opponents = args.opponents or ["heuristic"]
@@ -254,15 +254,15 @@ def cmd_play(args: argparse.Namespace) -> int:
         with contextlib.suppress(OSError):
             print(f"\ngame abandoned ({e.name})", flush=True)
         return 128 + e.signum
-    except (ValueError, cahoots_envs.IncompatiblePolicyError) as e:
+    except (ValueError, IncompatiblePolicyError) as e:
         print(f"{PROG} play: {e}", file=sys.stderr)
         return 2
 
 
 # ---- eval -----------------------------------------------------------------------------------------
 def cmd_eval(args: argparse.Namespace) -> int:
-    import cahoots_envs
     from cahoots_envs.cli.paths import eval_output_problem
+    from cahoots_envs.errors import IncompatiblePolicyError
     from cahoots_envs.evaluation import default_workers, run_tournament
 
     problem = eval_output_problem(args.json, args.png, args.logs)  # before any game is played
@@ -276,7 +276,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             workers=args.workers or default_workers(), progress=not args.no_progress and not args.quiet,
             log_dir=args.logs, field=args.field,
         )
-    except (ValueError, cahoots_envs.IncompatiblePolicyError) as e:
+    except (ValueError, IncompatiblePolicyError) as e:
         print(f"{PROG} eval: error: {e}", file=sys.stderr)
         return 2
     if not args.quiet:
@@ -318,9 +318,8 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 # ---- bench ----------------------------------------------------------------------------------------
 def bench_script() -> Path | None:
-    import cahoots_envs
-
-    path = Path(cahoots_envs.__file__).resolve().parent.parent / "benchmarks" / "bench_envs.py"
+    # a source checkout: <root>/cahoots_envs/cli/__init__.py next to <root>/benchmarks/
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_envs.py"
     return path if path.is_file() else None
 
 
@@ -345,13 +344,13 @@ def quick_bench(seconds: float) -> int:
 
     import numpy as np
 
-    import cahoots_envs
+    from cahoots_envs.registry import list_envs, make, make_raw
 
     print(f"{'env':<28} {'steps/s':>9} {'games/s':>8}")
-    for env_id in cahoots_envs.list_envs():
-        cls = cahoots_envs.make_raw(env_id).game_cls
+    for env_id in list_envs():
+        cls = make_raw(env_id).game_cls
         for n in cls.PLAYER_COUNTS:
-            env = cahoots_envs.make(env_id, num_players=n)
+            env = make(env_id, num_players=n)
             rng = np.random.default_rng(0)
             env.reset(seed=0)
             steps = games = 0
@@ -460,11 +459,11 @@ def build_parser() -> argparse.ArgumentParser:
             'cahoots <command> --help' explains each command.
         """),
     )
-    import cahoots_envs
+    from cahoots_envs._version import __version__
     from cahoots_envs.training.config import packaged_configs
 
     parser.add_argument("--version", action="version",
-                        version=f"{PROG} (cahoots-envs) {cahoots_envs.__version__}")
+                        version=f"{PROG} (cahoots-envs) {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="<command>")
 
     p = sub.add_parser(

@@ -319,15 +319,16 @@ def play(
     input). With ``log_path`` the log is written move by move; a game left unfinished, also by
     Ctrl-C (``KeyboardInterrupt``), SIGTERM or SIGHUP (``Signalled``), ends it with an abandoned
     end record whose ``reason`` says how."""
-    import cahoots_envs
     from cahoots_envs.cli.paths import output_file_problem
+    from cahoots_envs.policies.loading import load_policy
+    from cahoots_envs.registry import make_raw
 
     if log_path:
         problem = output_file_problem(log_path, "--log")
         if problem:
             raise ValueError(problem)  # before anything is dealt
     term = Terminal(stdin or sys.stdin, stdout or sys.stdout)
-    env = cahoots_envs.make_raw(env_id, render_mode="ansi", **dict(options))
+    env = make_raw(env_id, render_mode="ansi", **dict(options))
     n = len(env.possible_agents)
     if not 0 <= seat < n:
         raise ValueError(f"--seat must be 0..{n - 1} with {n} players")
@@ -345,8 +346,8 @@ def play(
             continue
         spec = next(others)
         names.append(spec)
-        policies[s] = cahoots_envs.load_policy(spec, env.env_id, game_options,
-                                               seed=None if seed is None else seed * 100 + s)
+        policies[s] = load_policy(spec, env.env_id, game_options,
+                                  seed=None if seed is None else seed * 100 + s)
     recorder = GameRecorder(env, players=names, path=log_path or None)
     with EndOnSignals() as signals, recorder:  # recorder: any other exception ends the log too
         try:

@@ -34,6 +34,7 @@ import numpy as np
 from safetensors import safe_open
 from safetensors.numpy import save_file
 
+from cahoots_envs._version import __version__
 from cahoots_envs.core.policy import BasePolicy
 from cahoots_envs.errors import IncompatiblePolicyError
 from cahoots_envs.policies.envinfo import EnvInfo, env_info
@@ -64,12 +65,6 @@ class UntrustedPolicyError(PolicyFileError):
     """A pickle-based file (which could run code when loaded) was refused."""
 
 
-def _package_version() -> str:
-    from cahoots_envs import __version__
-
-    return __version__
-
-
 def metadata_for(
     policy: NetworkPolicy,
     info: EnvInfo,
@@ -88,7 +83,7 @@ def metadata_for(
         "architecture": policy.architecture(),
         "training": dict(training or {}),
         "evaluation": dict(evaluation or {}),
-        "package_version": _package_version(),
+        "package_version": __version__,
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
     }
 

@@ -110,8 +110,9 @@ class RLlibTrainConfig:
 
 def check(config: RLlibTrainConfig) -> None:
     """Checks beyond types: values that cannot work (``ConfigError``, one line)."""
-    import cahoots_envs
+    from cahoots_envs.errors import IncompatiblePolicyError
     from cahoots_envs.policies.envinfo import env_info
+    from cahoots_envs.policies.loading import load_policy
 
     try:
         info = env_info(config.env_id, config.env_options)
@@ -161,8 +162,8 @@ def check(config: RLlibTrainConfig) -> None:
     specs = [*config.self_play.bots, *config.eval.opponents]
     for spec in specs:
         try:
-            cahoots_envs.load_policy(spec, info.env_id, info.options, seed=0)
-        except (ValueError, cahoots_envs.IncompatiblePolicyError) as exc:
+            load_policy(spec, info.env_id, info.options, seed=0)
+        except (ValueError, IncompatiblePolicyError) as exc:
             raise ConfigError(f"policy {spec!r}: {exc}") from None
 
 

@@ -43,8 +43,9 @@ import numpy as np
 from gymnasium import spaces
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-import cahoots_envs
 from cahoots_envs.core.policy import BasePolicy
+from cahoots_envs.policies.loading import load_policy
+from cahoots_envs.registry import list_envs, make_raw
 
 Dicts = dict[Any, Any]  # RLlib's MultiAgentDict: agent id -> value
 ENV_CONFIG_KEYS = ("env_id", "options", "bots", "rotate_seats", "reward_scale")
@@ -88,7 +89,7 @@ def env_config_error(config: Mapping[str, Any]) -> str | None:
                 f"{', '.join(ENV_CONFIG_KEYS)}")
     if not isinstance(config.get("env_id"), str):
         return (f"env config needs env_id, an env id such as 'texas_euchre-v1' (got "
-                f"{config.get('env_id')!r}); ids: {', '.join(cahoots_envs.list_envs())}")
+                f"{config.get('env_id')!r}); ids: {', '.join(list_envs())}")
     if not isinstance(config.get("options", {}) or {}, Mapping):
         return f"env config options must be a mapping of game options, got {config['options']!r}"
     bots = config.get("bots", []) or []
@@ -116,7 +117,7 @@ class CahootsMultiAgentEnv(MultiAgentEnv):
         problem = env_config_error(config)
         if problem:
             raise ValueError(problem)
-        self.aec = cahoots_envs.make_raw(config["env_id"], **dict(config.get("options") or {}))
+        self.aec = make_raw(config["env_id"], **dict(config.get("options") or {}))
         self.env_id: str = self.aec.env_id
         self.options: dict[str, Any] = dict(self.aec.options)
         self.num_players = len(self.aec.possible_agents)
@@ -127,7 +128,7 @@ class CahootsMultiAgentEnv(MultiAgentEnv):
                              f"{self.num_players - 1}")
         self.bot_specs = bot_specs
         self.bots: list[BasePolicy] = [
-            cahoots_envs.load_policy(spec, self.env_id, self.options, seed=i)
+            load_policy(spec, self.env_id, self.options, seed=i)
             for i, spec in enumerate(bot_specs)
         ]
         self.rotate_seats = bool(config.get("rotate_seats", False))

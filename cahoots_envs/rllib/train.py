@@ -86,15 +86,14 @@ class Evaluator:
     every seat (cooperative games); rows go to ``eval.csv``."""
 
     def __init__(self, config: RLlibTrainConfig, run_dir: Path) -> None:
-        import cahoots_envs
         from cahoots_envs.policies.envinfo import env_info
+        from cahoots_envs.policies.loading import load_policy
 
         self.config = config
         info = env_info(config.env_id, config.env_options)
         self.cooperative = bool(info.game_cls.COOPERATIVE)
         self.opponents: dict[str, Any] = {} if self.cooperative else {
-            spec: cahoots_envs.load_policy(spec, info.env_id, config.env_options,
-                                           seed=config.seed + 7)
+            spec: load_policy(spec, info.env_id, config.env_options, seed=config.seed + 7)
             for spec in config.eval.opponents
         }
         self.log = CsvLog(run_dir / "eval.csv")
