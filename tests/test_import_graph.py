@@ -159,3 +159,182 @@ def test_the_checker_catches_what_it_should() -> None:
     assert built_module_paths(ast.parse('m = f"cahoots_envs.{game}_v{version}"'))
     assert built_module_paths(ast.parse("importlib.import_module(name)"))
     assert not built_module_paths(ast.parse('"""Docs may name cahoots_envs.games.kansas_city."""'))
+
+
+# ---- ranks: every import points down ------------------------------------------------------------
+# The layers of docs/architecture.md, lowest first: a module may import its own package and any
+# package of a lower rank, never one of a higher rank (and nothing imports the package root,
+# which ranks top). Imports under ``if TYPE_CHECKING:`` are for type checkers only and not
+# counted; function-level (lazy) imports are.
+RANKS = [
+    ("errors", ["cahoots_envs.errors"]),
+    ("version", ["cahoots_envs._version"]),
+    ("core", ["cahoots_envs.core"]),
+    ("games", ["cahoots_envs.games"]),
+    ("registry", ["cahoots_envs.registry"]),
+    ("envinfo", ["cahoots_envs.envinfo"]),
+    ("vector", ["cahoots_envs.vector"]),
+    ("search", ["cahoots_envs.search"]),
+    ("policies", ["cahoots_envs.policies"]),
+    ("training", ["cahoots_envs.training"]),
+    ("rllib", ["cahoots_envs.rllib"]),
+    ("gamelog", ["cahoots_envs.gamelog"]),
+    ("evaluation", ["cahoots_envs.evaluation"]),
+    ("docs", ["cahoots_envs.docs"]),
+    ("cli", ["cahoots_envs.cli"]),
+    ("versioned modules", [r"re:^cahoots_envs\.\w+_v\d+$"]),
+    ("__main__", ["cahoots_envs.__main__"]),
+    ("package root", ["cahoots_envs"]),
+]
+# (importer, imported): why an upward import is allowed. None today; a shim that must import
+# upward goes here, with its reason, and in docs/architecture.md's list.
+ALLOWED_UPWARD: dict[tuple[str, str], str] = {}
+
+
+def rank_of(module: str, ranks: list[tuple[str, list[str]]] = RANKS) -> int:
+    for i, (_, prefixes) in enumerate(ranks):
+        for prefix in prefixes:
+            if prefix.startswith("re:"):
+                if re.match(prefix[3:], module):
+                    return i
+            elif module == prefix or (prefix != "cahoots_envs" and module.startswith(prefix + ".")):
+                return i
+    raise AssertionError(f"{module} has no rank: add its package to RANKS (and to "
+                         "docs/architecture.md)")
+
+
+def type_checking_nodes(tree: ast.AST) -> set[int]:
+    """The ids of nodes under ``if TYPE_CHECKING:`` (or ``typing.TYPE_CHECKING``)."""
+    skip: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If):
+            test = node.test
+            name = test.attr if isinstance(test, ast.Attribute) else getattr(test, "id", "")
+            if name == "TYPE_CHECKING":
+                for child in node.body:
+                    skip.update(id(n) for n in ast.walk(child))
+    return skip
+
+
+def module_graph(package: Path) -> dict[str, set[str]]:
+    """Module -> the package's modules it imports (lazy imports too; ``from p import m`` counts
+    as ``p.m`` when that is a module, else as ``p``)."""
+    paths = {module_name_in(package, p): p for p in sorted(package.rglob("*.py"))}
+    graph: dict[str, set[str]] = {m: set() for m in paths}
+    for this, path in paths.items():
+        tree = ast.parse(path.read_text())
+        skip = type_checking_nodes(tree)
+        for node in ast.walk(tree):
+            if id(node) in skip or not isinstance(node, (ast.Import, ast.ImportFrom)):
+                continue
+            for name in imported_modules(ast.Module(body=[node], type_ignores=[]), this):
+                while name and name not in paths:
+                    name = name.rpartition(".")[0]
+                if name and name != this:
+                    graph[this].add(name)
+    return graph
+
+
+def module_name_in(package: Path, path: Path) -> str:
+    parts = path.relative_to(package.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def upward_imports(graph: dict[str, set[str]], ranks: list[tuple[str, list[str]]] = RANKS,
+                   allowed: dict[tuple[str, str], str] | None = None) -> list[str]:
+    allowed = ALLOWED_UPWARD if allowed is None else allowed
+    bad = []
+    for this, imports in sorted(graph.items()):
+        for other in sorted(imports):
+            mine, theirs = rank_of(this, ranks), rank_of(other, ranks)
+            if theirs > mine and (this, other) not in allowed:
+                bad.append(f"{this} ({ranks[mine][0]}) imports {other} ({ranks[theirs][0]})")
+    return bad
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    cycles.append(sorted(component))
+    return cycles
+
+
+GRAPH = module_graph(PACKAGE)
+
+
+def test_every_module_has_a_rank_and_every_import_points_down() -> None:
+    assert len(GRAPH) > 80
+    bad = upward_imports(GRAPH)
+    assert not bad, "imports that point up the ranks (see docs/architecture.md):\n" + "\n".join(bad)
+    for (importer, imported), reason in ALLOWED_UPWARD.items():
+        assert imported in GRAPH.get(importer, set()), f"stale exception {importer} -> {imported}"
+        assert reason
+
+
+def test_no_import_cycle_between_modules() -> None:
+    cycles = import_cycles(GRAPH)
+    assert not cycles, "import cycles: " + "; ".join(" <-> ".join(c) for c in cycles)
+
+
+def test_the_rank_and_cycle_checks_catch_a_planted_upward_import_and_cycle(tmp_path: Path) -> None:
+    """The checker on a planted package: an upward import, a cycle, a lazy import and a
+    TYPE_CHECKING-only import (which does not count)."""
+    pkg = tmp_path / "cahoots_envs"
+    (pkg / "core").mkdir(parents=True)
+    (pkg / "cli").mkdir()
+    (pkg / "__init__.py").write_text("from cahoots_envs import registry\n")
+    (pkg / "errors.py").write_text("")
+    (pkg / "registry.py").write_text("def f():\n    from cahoots_envs.cli import main\n")
+    (pkg / "core" / "__init__.py").write_text("from cahoots_envs.core import a\n")
+    (pkg / "core" / "a.py").write_text("from cahoots_envs.core.b import x\n")
+    (pkg / "core" / "b.py").write_text("import cahoots_envs.core.a\nx = 1\n")
+    (pkg / "cli" / "__init__.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from cahoots_envs import x\n"
+        "from cahoots_envs.registry import f\nmain = f\n")
+    graph = module_graph(pkg)
+    assert graph["cahoots_envs.registry"] == {"cahoots_envs.cli"}  # the lazy import counts
+    assert graph["cahoots_envs.cli"] == {"cahoots_envs.registry"}  # TYPE_CHECKING does not
+    assert upward_imports(graph) == ["cahoots_envs.registry (registry) imports cahoots_envs.cli (cli)"]
+    allowed = {("cahoots_envs.registry", "cahoots_envs.cli"): "a planted shim"}
+    assert upward_imports(graph, allowed=allowed) == []
+    assert sorted(import_cycles(graph)) == [
+        ["cahoots_envs.cli", "cahoots_envs.registry"],
+        ["cahoots_envs.core.a", "cahoots_envs.core.b"],
+    ]
+    with pytest.raises(AssertionError, match="has no rank"):
+        rank_of("cahoots_envs.newthing")
