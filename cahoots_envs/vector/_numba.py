@@ -3,22 +3,7 @@ here for code that imports them from their former home (imports numba, as that m
 
 from __future__ import annotations
 
-from cahoots_envs.core.numba_kernels import (
-    lowest_bit_index,
-    next_u64,
-    nth_set_bit,
-    popcount64,
-    randint,
-    seed_states,
-    shuffle,
-)
+from cahoots_envs.core import numba_kernels as _kernels
 
-__all__ = [
-    "lowest_bit_index",
-    "next_u64",
-    "nth_set_bit",
-    "popcount64",
-    "randint",
-    "seed_states",
-    "shuffle",
-]
+__all__ = list(_kernels.__all__)
+globals().update({name: getattr(_kernels, name) for name in __all__})
