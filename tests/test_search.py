@@ -211,6 +211,9 @@ def test_network_blueprint_rollouts() -> None:
     with pytest.raises(TypeError, match=r"^SearchPolicy takes a loaded blueprint policy, got the "
                        r"spec 'zoo:cahoots_coop': pass blueprint=load_policy\('zoo:cahoots_coop'"):
         SearchPolicy("cahoots_coop-v1", options, blueprint="zoo:cahoots_coop")
+    with pytest.raises(ImportError, match="load_search_policy moved: use from "
+                       "cahoots_envs.policies.loading import load_search_policy"):
+        from cahoots_envs.search import load_search_policy  # noqa: F401
     loaded = cahoots_envs.load_policy("zoo:cahoots_coop", "cahoots_coop-v1", options)
     same = SearchPolicy("cahoots_coop-v1", options, blueprint=loaded, blueprint_name="zoo:x")
     assert same.blueprint is loaded and same.name == "search:zoo:x"

@@ -65,3 +65,11 @@ __all__ = [
     "needs_infoset",
     "parse_search_spec",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "load_search_policy":  # moved up a rank: search takes loaded policies
+        raise ImportError("cahoots_envs.search.load_search_policy moved: use from "
+                          "cahoots_envs.policies.loading import load_search_policy (or "
+                          "load_policy('search@...:<spec>', env_id))", name=name)
+    raise AttributeError(f"module 'cahoots_envs.search' has no attribute {name!r}")
