@@ -217,7 +217,7 @@ def test_fast_training_config_values_are_checked(data: dict, message: str) -> No
 
 
 def test_batched_engine_without_numba_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
-    from cahoots_envs.training.train import check_engine
+    from cahoots_envs.training.run import check_engine
 
     config = from_dict(TrainConfig, {"env_id": "kansas_city-v1"})
     config.engine = "batched"

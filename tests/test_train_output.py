@@ -16,7 +16,8 @@ pytest.importorskip("sb3_contrib")
 yaml = pytest.importorskip("yaml")
 
 from cahoots_envs.training.config import load_config
-from cahoots_envs.training.train import main, next_steps, planned_steps, plot_learning_curve
+from cahoots_envs.training.run import next_steps, planned_steps, plot_learning_curve
+from cahoots_envs.training.train import main
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -146,6 +146,26 @@ class TrainConfig:
     pool: PoolConfig = field(default_factory=PoolConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
     pretrain: PretrainConfig = field(default_factory=PretrainConfig)
+    # the training algorithm (cahoots_envs.training.algorithms); "maskable_ppo", the default,
+    # reads ppo, pool and pretrain above
+    algorithm: str = "maskable_ppo"
+    # other algorithms' own sections, by name, as the dataclasses they registered (a config
+    # writes them as top-level keys: ``my_algo: {...}``)
+    sections: dict[str, Any] = field(default_factory=dict)
+
+
+# name -> the dataclass of an algorithm's config section (``register_section``)
+SECTIONS: dict[str, type] = {}
+
+
+def register_section(name: str, section: type) -> None:
+    """A top-level config key ``name`` whose mapping is validated into dataclass ``section``
+    and kept in ``config.sections[name]`` (how an algorithm adds its settings)."""
+    if not dataclasses.is_dataclass(section):
+        raise ValueError(f"a config section is a dataclass, got {section!r}")
+    if name in {f.name for f in dataclasses.fields(TrainConfig)}:
+        raise ValueError(f"{name!r} is a config key already")
+    SECTIONS[name] = section
 
 
 def _type_name(tp: Any) -> str:
@@ -230,9 +250,32 @@ def load_config(path: str | Path) -> TrainConfig:
     data = read_yaml(path)
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: a config is a mapping of keys, got {type(data).__name__}")
+    return config_from_dict(data)
+
+
+def config_from_dict(data: dict[str, Any]) -> TrainConfig:
+    """A checked ``TrainConfig`` from a config's mapping (the algorithms' sections included)."""
+    data = dict(data)
+    sections = {name: from_dict(cls, _mapping(data.pop(name), name), name + ".")
+                for name, cls in SECTIONS.items() if name in data}
+    written = data.pop("sections", None) or {}  # as to_dict writes them (a run's config.yaml)
+    if not isinstance(written, dict):
+        raise ConfigError(f"sections: expected a mapping, got {written!r}")
+    for name, value in written.items():
+        if name not in SECTIONS:
+            raise ConfigError(f"sections.{name}: no algorithm registered that section; "
+                              f"sections: {', '.join(sorted(SECTIONS)) or 'none'}")
+        sections[name] = from_dict(SECTIONS[name], _mapping(value, name), name + ".")
     config = from_dict(TrainConfig, data)
+    config.sections = sections
     check(config)
     return config
+
+
+def _mapping(value: Any, key: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{key}: expected a mapping of settings, got {value!r}")
+    return value
 
 
 def read_yaml(path: Path) -> Any:

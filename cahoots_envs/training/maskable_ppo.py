@@ -1,0 +1,278 @@
+"""MaskablePPO (sb3-contrib) self-play against an opponent pool: the default training algorithm
+(``algorithm: maskable_ppo``; its settings are the config's ``ppo``, ``pool`` and ``pretrain``
+sections).
+
+One learner seat per game in a seat VecEnv (``SeatVecEnv``, or ``BatchedSeatVecEnv`` with
+``engine: batched``) against the pool (random and heuristic bots, other policies, frozen
+snapshots of the learner, the learner itself); optionally a behaviour clone of a teacher first.
+Checkpoints (``checkpoints/model.zip``, SB3's pickles: ``--resume`` needs
+``--trust-checkpoint``) and pool snapshots go into the run folder; the run plumbing
+(``cahoots_envs.training.run``) evaluates and saves the result.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from cahoots_envs.policies.loading import load_policy
+from cahoots_envs.policies.network import MLPPolicy
+from cahoots_envs.policies.saved import export_sb3_zip, save_policy
+from cahoots_envs.training.config import TrainConfig, to_dict
+from cahoots_envs.training.pool import OpponentPool, SnapshotRotation
+from cahoots_envs.training.run import (
+    CLONE,
+    Evaluator,
+    Trained,
+    available_opponents,
+    planned_steps,
+)
+
+DESCRIPTION = "MaskablePPO (sb3-contrib) self-play against an opponent pool"
+
+
+def build_pool(config: TrainConfig) -> OpponentPool:
+    p = config.pool
+    pool = OpponentPool(max_snapshots=p.max_snapshots)
+    weights = {"random": p.random, "heuristic": p.heuristic, **p.policies}
+    specs = available_opponents(config, [s for s, w in weights.items() if w > 0])
+    for i, spec in enumerate(specs):
+        policy = load_policy(spec, config.env_id, config.env_options, seed=config.seed + 101 * (i + 1))
+        pool.add(spec, spec, policy, weights[spec])
+    pool.weights["snapshots"] = p.snapshots
+    pool.weights["latest"] = p.latest
+    return pool
+
+
+def add_snapshot(pool: OpponentPool, rotation: SnapshotRotation | None, snap: MLPPolicy) -> None:
+    """A frozen copy of the learner joins the pool: into the rotation (``snapshot_draw:
+    rollout``, one pool entry playing one snapshot at a time) or as its own entry (``seat``)."""
+    if rotation is None:
+        pool.add("snapshots", snap.name, snap)
+        return
+    rotation.add(snap.name, snap)
+    if not pool.groups.get("snapshots"):
+        pool.add("snapshots", "snapshots", rotation)
+
+
+def snapshot_names(pool: OpponentPool, rotation: SnapshotRotation | None) -> list[str]:
+    if rotation is not None:
+        return rotation.names
+    return [e.name for e in pool.groups.get("snapshots", [])]
+
+
+def make_callback(config: TrainConfig, run_dir: Path, pool: OpponentPool, latest: MLPPolicy,
+                  evaluator: Evaluator, state: dict[str, Any],
+                  rotation: SnapshotRotation | None = None) -> Any:
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class SelfPlay(BaseCallback):
+        """Refreshes ``latest``, snapshots the learner, evaluates, checkpoints, shows progress."""
+
+        def _on_training_start(self) -> None:
+            # learn() stops only after a whole rollout (n_envs x n_steps learner steps), so it
+            # runs to the first rollout boundary at or past its target: the bar's total is that
+            # (a total of total_timesteps made the bar overshoot it)
+            start, target = self.num_timesteps, int(self.locals["total_timesteps"])
+            n_envs, n_steps = self.training_env.num_envs, int(self.model.n_steps)  # type: ignore[attr-defined]
+            end = start + planned_steps(target - start, n_envs * n_steps)
+            print(f"learner steps: {start:,} to {end:,} ({target:,} asked; learning runs in whole "
+                  f"rollouts of {n_envs} envs x {n_steps} steps)", flush=True)
+            self.bar = None
+            if config.progress_bar:
+                from tqdm import tqdm
+
+                self.bar = tqdm(total=end, initial=start,
+                                unit="step", dynamic_ncols=True, mininterval=2.0)
+            self.t0 = time.time()
+
+        def _on_rollout_start(self) -> None:
+            latest.load_sb3_weights(self.model.policy)
+            if rotation is not None:
+                rotation.draw()  # the snapshot that plays every snapshot seat this rollout
+
+        def _on_step(self) -> bool:
+            steps = self.num_timesteps
+            n_envs = self.training_env.num_envs
+            if self.bar is not None:
+                self.bar.update(n_envs)
+            if steps // config.pool.snapshot_every != (steps - n_envs) // config.pool.snapshot_every:
+                snap = MLPPolicy.from_sb3(self.model.policy)
+                snap.name = f"snapshot_{steps}"
+                add_snapshot(pool, rotation, snap)
+                state["snapshots"].append(snap.name)
+                save_snapshot(run_dir, snap, config, steps)
+            if steps // config.eval.every != (steps - n_envs) // config.eval.every:
+                self.evaluate(steps)
+            if steps // config.checkpoint_every != (steps - n_envs) // config.checkpoint_every:
+                checkpoint(self.model, run_dir, pool, steps, rotation)
+            return True
+
+        def evaluate(self, steps: int) -> None:
+            learner = MLPPolicy.from_sb3(self.model.policy)
+            results = evaluator.evaluate(learner, config.eval.games, seed=config.seed + steps)
+            evaluator.record(steps, results)
+            for name, r in results.items():
+                self.logger.record(f"eval/win_rate_vs_{name}", r.win_rate)
+            text = ", ".join(f"vs {k} {r.win_rate:.3f}" for k, r in results.items())
+            msg = f"[{steps} steps, {time.time() - self.t0:.0f}s] eval: {text}"
+            if self.bar is not None:
+                self.bar.write(msg)
+            else:
+                print(msg, flush=True)
+
+        def _on_training_end(self) -> None:
+            if self.bar is not None:
+                self.bar.close()
+
+    return SelfPlay()
+
+
+def save_snapshot(run_dir: Path, snap: MLPPolicy, config: TrainConfig, steps: int) -> None:
+    """A pool snapshot as a saved policy (``.safetensors`` + ``.json`` metadata), so that
+    ``load_policy(path, env_id)`` and ``cahoots eval`` can follow a run's learning trajectory."""
+    folder = run_dir / "checkpoints" / "snapshots"
+    training = {"algorithm": "MaskablePPO (sb3-contrib) self-play against an opponent pool",
+                "config": to_dict(config), "seed": config.seed, "timesteps": int(steps),
+                "run": run_dir.name, "snapshot": True}
+    save_policy(snap, folder / f"{snap.name}.safetensors", config.env_id, config.env_options,
+                name=f"{run_dir.name}/{snap.name}", description=config.description,
+                training=training)
+
+
+def load_snapshots(run_dir: Path, names: list[str]) -> list[MLPPolicy]:
+    from cahoots_envs.policies.saved import METADATA_KEY, read_safetensors
+
+    out = []
+    for name in names:
+        path = run_dir / "checkpoints" / "snapshots" / f"{name}.safetensors"
+        if path.is_file():
+            tensors, meta = read_safetensors(path)
+            # snapshots are saved policies; older runs kept only the architecture
+            architecture = (json.loads(meta[METADATA_KEY])["architecture"]
+                            if METADATA_KEY in meta else json.loads(meta["architecture"]))
+            snap = MLPPolicy.from_tensors(tensors, architecture)
+            snap.name = name
+            out.append(snap)
+    return out
+
+
+def checkpoint(model: Any, run_dir: Path, pool: OpponentPool, steps: int,
+               rotation: SnapshotRotation | None = None) -> None:
+    folder = run_dir / "checkpoints"
+    folder.mkdir(parents=True, exist_ok=True)
+    model.save(folder / "model.zip")
+    snaps = snapshot_names(pool, rotation)
+    (folder / "state.json").write_text(json.dumps({"timesteps": steps, "snapshots": snaps}))
+
+
+def pretrain(config: TrainConfig, model: Any, evaluator: Evaluator,
+             run_dir: Path) -> dict[str, Any]:
+    """Behaviour cloning from the teacher, then an evaluation recorded at step 0. The clone is
+    saved as ``checkpoints/cloned.safetensors`` (a saved policy): the final check measures it
+    beside the trained policy on the same games, so a run shows what self-play added."""
+    from cahoots_envs.training.imitation import behaviour_clone, collect_demonstrations
+
+    p = config.pretrain
+    t0 = time.time()
+    teacher = load_policy(p.teacher, config.env_id, config.env_options, seed=config.seed + 3)
+    demos = collect_demonstrations(config.env_id, config.env_options, teacher, p.games,
+                                   seed=config.seed + 5, reward_scale=config.reward_scale,
+                                   engine=config.engine, soft_targets=p.soft_targets,
+                                   random_seats=p.random_seats)
+    soft = "" if demos.targets is None else (
+        f", soft targets: {float((demos.targets.sum(1) > 1).mean()):.1%} of them ties")
+    print(f"behaviour cloning: {len(demos)} decisions from {p.games} {p.teacher} games "
+          f"({time.time() - t0:.0f}s{soft})", flush=True)
+    stats = behaviour_clone(model.policy, demos, epochs=p.epochs, batch_size=p.batch_size,
+                            learning_rate=p.learning_rate, value_coef=p.value_coef,
+                            seed=config.seed, log=lambda m: print(m, flush=True))
+    clone = MLPPolicy.from_sb3(model.policy)
+    results = evaluator.evaluate(clone, config.eval.games, seed=config.seed + 11)
+    evaluator.record(0, results)
+    print("after behaviour cloning: " + ", ".join(f"vs {k} {r.win_rate:.3f}"
+                                                   for k, r in results.items()), flush=True)
+    out = {"teacher": p.teacher, "games": p.games, "decisions": len(demos),
+           "seconds": round(time.time() - t0, 1), **{k: round(v, 4) for k, v in stats.items()}}
+    training = {"algorithm": f"behaviour cloning of {p.teacher}", "config": to_dict(config),
+                "seed": config.seed, "timesteps": 0, "run": run_dir.name,
+                "behaviour_cloning": out}
+    save_policy(clone, run_dir / CLONE, config.env_id, config.env_options,
+                name=f"{run_dir.name}/cloned", description=f"{config.description}: the clone "
+                "of the teacher that self-play started from", training=training)
+    return out
+
+
+def train(config: TrainConfig, run_dir: Path, resume: bool, evaluator: Evaluator) -> Trained:
+    """Build the pool, the seat VecEnv and the model (or load the run's checkpoint), clone the
+    teacher, learn, checkpoint; the run plumbing does the rest."""
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import configure
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from cahoots_envs.training.vec_env import SeatVecEnv
+
+    torch.set_num_threads(config.torch_threads)
+    pool = build_pool(config)
+    rotation = (SnapshotRotation(config.pool.max_snapshots, seed=config.seed + 13)
+                if config.pool.snapshot_draw == "rollout" else None)
+    if config.engine == "batched":
+        from cahoots_envs.training.batched_seat_env import BatchedSeatVecEnv
+
+        seat_vec: Any = BatchedSeatVecEnv
+    else:
+        seat_vec = SeatVecEnv
+    venv = VecMonitor(seat_vec(config.env_id, config.n_envs, config.env_options,
+                               opponents=pool, learner_seat=config.learner_seat,
+                               team=config.team, seed=config.seed,
+                               reward_scale=config.reward_scale))
+    state: dict[str, Any] = {"snapshots": []}
+    ckpt = run_dir / "checkpoints" / "model.zip"
+    if resume and ckpt.is_file():
+        saved = json.loads((run_dir / "checkpoints" / "state.json").read_text())
+        model = MaskablePPO.load(ckpt, env=venv, device="cpu")  # our own file from this run
+        for snap in load_snapshots(run_dir, saved["snapshots"]):
+            add_snapshot(pool, rotation, snap)
+            state["snapshots"].append(snap.name)
+        print(f"resuming {run_dir} at {model.num_timesteps} steps", flush=True)
+    else:
+        if resume:
+            print(f"no checkpoint in {run_dir}; starting from scratch", flush=True)
+        p = config.ppo
+        model = MaskablePPO(
+            "MlpPolicy", venv, learning_rate=p.learning_rate, n_steps=p.n_steps,
+            batch_size=p.batch_size, n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda,
+            clip_range=p.clip_range, ent_coef=p.ent_coef, vf_coef=p.vf_coef,
+            max_grad_norm=p.max_grad_norm, seed=config.seed, device="cpu", verbose=0,
+            policy_kwargs={
+                "net_arch": {"pi": list(p.net_arch), "vf": list(p.net_arch)},
+                "activation_fn": {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[p.activation],
+            },
+        )
+    progress = run_dir / "progress.csv"
+    if resume and progress.is_file():  # SB3's CSV logger starts a fresh file: keep the old rows
+        progress.rename(run_dir / f"progress_until_{model.num_timesteps}.csv")
+    model.set_logger(configure(str(run_dir), ["csv", "tensorboard"]))
+    pretrain_stats = None
+    if config.pretrain.games > 0 and not (resume and ckpt.is_file()):
+        pretrain_stats = pretrain(config, model, evaluator, run_dir)
+    latest = MLPPolicy.from_sb3(model.policy)
+    latest.name = "latest"
+    if config.pool.latest > 0:
+        pool.set_only("latest", "latest", latest)
+    callback = make_callback(config, run_dir, pool, latest, evaluator, state, rotation)
+    t0 = time.time()
+    remaining = config.total_timesteps - model.num_timesteps
+    if remaining > 0:
+        model.learn(remaining, callback=callback, reset_num_timesteps=not resume)
+    train_seconds = time.time() - t0
+    checkpoint(model, run_dir, pool, model.num_timesteps, rotation)
+    return Trained(
+        learner=MLPPolicy.from_sb3(model.policy), timesteps=int(model.num_timesteps),
+        seconds=train_seconds, description=DESCRIPTION,
+        metadata={"behaviour_cloning": pretrain_stats},
+        export=lambda meta: export_sb3_zip(model, run_dir / "policy_sb3.zip", meta),
+        close=venv.close)

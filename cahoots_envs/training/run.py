@@ -1,0 +1,313 @@
+"""Run plumbing shared by every training algorithm: the run folder, the evaluations during
+training and at the end (the trained policy beside the clone it started from, on the same
+games), the saved policy, the learning curve and the next-step commands.
+
+An algorithm (``cahoots_envs.training.algorithms``) trains and hands back a ``Trained``; this
+module does the rest, the same way for every algorithm.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as _dt
+import json
+import os
+import shlex
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cahoots_envs.core.policy import Policy
+from cahoots_envs.policies.loading import builtin_specs, load_policy
+from cahoots_envs.policies.network import MLPPolicy
+from cahoots_envs.policies.saved import save_policy
+from cahoots_envs.policies.scoring import ActionScoringPolicy
+from cahoots_envs.training.config import ConfigError, TrainConfig, to_dict
+from cahoots_envs.training.matches import (
+    MatchResult,
+    batched_available,
+    batched_matches,
+    seat_matches,
+    team_matches,
+)
+
+# the policy a run's self-play started from (its behaviour clone), a saved policy
+CLONE = Path("checkpoints") / "cloned.safetensors"
+
+
+@dataclass
+class Trained:
+    """What an algorithm hands back to the run: the trained policy (acting from observations),
+    the learner steps taken, the seconds it trained, a one-line description of the algorithm
+    (recorded in the saved policy), more training metadata, and what to do once the policy is
+    saved (``export``: e.g. SB3's zip beside it, given the saved metadata) and at the very end
+    (``close``)."""
+
+    learner: MLPPolicy | ActionScoringPolicy  # what the saved-policy format holds
+    timesteps: int
+    seconds: float
+    description: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+    export: Callable[[dict[str, Any]], object] | None = None
+    close: Callable[[], None] | None = None
+
+
+def run_name(config: TrainConfig) -> str:
+    """``<env>__<algorithm tag>__<seed>__<time>`` (MaskablePPO's tag is ``maskableppo``)."""
+    from cahoots_envs.training.algorithms import algorithm
+
+    env = config.env_id.split("/")[-1]
+    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    return f"{env}__{algorithm(config.algorithm).tag}__{config.seed}__{stamp}"
+
+
+def available_opponents(config: TrainConfig, wanted: list[str]) -> list[str]:
+    have = builtin_specs(config.env_id)
+    out = []
+    for spec in wanted:
+        if spec in ("random", "heuristic") and spec not in have:
+            warnings.warn(f"{config.env_id} has no {spec} bot yet; left out", stacklevel=2)
+            continue
+        out.append(spec)
+    return out
+
+
+class Evaluator:
+    """Greedy learner against each evaluation opponent; rows go to ``eval.csv``."""
+
+    def __init__(self, config: TrainConfig, run_dir: Path) -> None:
+        self.config = config
+        self.path = run_dir / "eval.csv"
+        self.specs = [] if config.team else available_opponents(config, config.eval.opponents)
+        self.rows: list[dict[str, Any]] = []
+        if self.path.is_file():
+            with self.path.open() as f:
+                self.rows = list(csv.DictReader(f))
+
+    def opponents(self, seed: int) -> dict[str, Any]:
+        """The evaluation opponents, loaded afresh for each evaluation and seeded by it: two
+        policies evaluated with the same seed meet the same deals and the same opponents' draws
+        (the same games, as far as their own moves allow)."""
+        if self.config.team:
+            return {"team": None}
+        env_id, options = self.config.env_id, self.config.env_options
+        return {spec: load_policy(spec, env_id, options, seed=seed + 7) for spec in self.specs}
+
+    def evaluate(self, learner: Policy, games: int, seed: int) -> dict[str, MatchResult]:
+        env_id, options = self.config.env_id, self.config.env_options
+        results = {}
+        for name, opponent in self.opponents(seed).items():
+            if self.config.engine == "batched":
+                results[name] = batched_matches(env_id, learner, opponent, games, options, seed=seed)
+            elif opponent is None:
+                results[name] = team_matches(env_id, learner, games, options, seed=seed)
+            else:
+                results[name] = seat_matches(env_id, learner, opponent, games, options, seed=seed)
+        return results
+
+    def record(self, steps: int, results: dict[str, MatchResult]) -> None:
+        for name, r in results.items():
+            self.rows.append({"timesteps": steps, "opponent": name, "games": r.games,
+                              "win_rate": round(r.win_rate, 4), "ci_low": round(r.ci_low, 4),
+                              "ci_high": round(r.ci_high, 4), "mean_score": round(r.mean_score, 3)})
+        with self.path.open("w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=list(self.rows[0]))
+            writer.writeheader()
+            writer.writerows(self.rows)
+
+
+def steps_label(steps: float) -> str:
+    """A step count for an axis tick: ``500``, ``50k``, ``1.5M``."""
+    for scale, suffix in ((1e6, "M"), (1e3, "k")):
+        if abs(steps) >= scale:
+            return f"{steps / scale:.4g}{suffix}"
+    return f"{steps:.4g}"
+
+
+def plot_learning_curve(run_dir: Path, config: TrainConfig) -> Path | None:
+    """Win rate per evaluation opponent and mean episode reward against learner steps."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+    eval_csv = run_dir / "eval.csv"
+    if eval_csv.is_file():
+        with eval_csv.open() as f:
+            rows = list(csv.DictReader(f))
+        for name in dict.fromkeys(r["opponent"] for r in rows):
+            sel = [r for r in rows if r["opponent"] == name]
+            x = [int(r["timesteps"]) for r in sel]
+            y = [float(r["win_rate"]) for r in sel]
+            lo = [float(r["ci_low"]) for r in sel]
+            hi = [float(r["ci_high"]) for r in sel]
+            ax1.plot(x, y, marker="o", label=f"vs {name}")
+            ax1.fill_between(x, lo, hi, alpha=0.2)
+    if not config.team:
+        from cahoots_envs.policies.envinfo import env_info
+
+        n = env_info(config.env_id, config.env_options).options["num_players"]
+        ax1.axhline(1.0 / n, color="grey", linestyle="--", label="chance 1/N")
+        ax1.axhline(1.5 / n, color="grey", linestyle=":", label="1.5/N")
+    ax1.set_xlabel("learner steps")
+    ax1.set_ylabel("win share (95% CI)")
+    title = f"{config.env_id}: evaluation"
+    ax1.set_title(title)
+    ax1.legend()
+    rows = []
+    for progress in sorted(run_dir.glob("progress*.csv")):  # progress_until_*.csv: before --resume
+        with progress.open() as f:
+            rows += [r for r in csv.DictReader(f) if r.get("rollout/ep_rew_mean")]
+    rows.sort(key=lambda r: int(r["time/total_timesteps"]))
+    if rows:
+        ax2.plot([int(r["time/total_timesteps"]) for r in rows],
+                 [float(r["rollout/ep_rew_mean"]) for r in rows])
+    ax2.set_xlabel("learner steps")
+    ax2.set_ylabel("mean episode reward (training pool)")
+    ax2.set_title("training reward")
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+    for ax in (ax1, ax2):  # at most 6 step ticks, written 50k / 1.5M: the labels never touch
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=5, integer=True, min_n_ticks=2))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: steps_label(x)))
+    fig.tight_layout()
+    out = run_dir / "learning_curve.png"
+    fig.savefig(out, dpi=100, metadata={"Title": title})  # the docs' tests read it
+    plt.close(fig)
+    return out
+
+
+def load_clone(run_dir: Path) -> MLPPolicy | None:
+    """The policy a run's self-play started from (``pretrain``), if the run cloned one."""
+    from cahoots_envs.policies.saved import METADATA_KEY, read_safetensors
+
+    path = run_dir / CLONE
+    if not path.is_file():
+        return None
+    tensors, meta = read_safetensors(path)
+    clone = MLPPolicy.from_tensors(tensors, json.loads(meta[METADATA_KEY])["architecture"])
+    clone.name = "cloned"
+    return clone
+
+
+def overlap_note(before: MatchResult, after: MatchResult) -> str:
+    """How the trained policy's row compares with the clone's on the same games."""
+    apart = after.ci_low > before.ci_high or after.ci_high < before.ci_low
+    return (f"change {after.win_rate - before.win_rate:+.3f}; the 95% intervals "
+            + ("do not overlap" if apart else "overlap: not a clear change"))
+
+
+def check_engine(config: TrainConfig) -> None:
+    """``engine: batched`` needs numba and a game with a batched engine: one line saying what
+    to do otherwise, before any work starts."""
+    if config.engine != "batched" or batched_available(config.env_id, config.env_options):
+        return
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        raise ConfigError("engine: batched needs numba: pip install 'cahoots-envs[train]' (or "
+                          "[fast]), or set engine: reference in the config") from None
+    raise ConfigError(f"engine: batched: {config.env_id} has no batched engine; set engine: "
+                      "reference in the config")
+
+
+def planned_steps(steps: int, rollout: int) -> int:
+    """The learner steps ``learn(steps)`` really takes: whole rollouts of ``rollout`` steps."""
+    return -(-max(steps, 0) // rollout) * rollout
+
+
+def next_steps(config: TrainConfig, run_dir: Path) -> list[str]:
+    """What to do with a finished run, as commands with its real paths."""
+    env = config.env_id.split("/")[-1]
+    policy = shlex.quote(str(run_dir / "policy.safetensors"))
+    players = config.env_options.get("num_players")
+    options = [] if players is None else ["-n", str(players)]
+    for key, value in config.env_options.items():
+        if key not in ("num_players", "reward_mode", "render_mode"):  # the last two: not seen
+            text = str(value).lower() if isinstance(value, bool) or value is None else str(value)
+            options += ["-o", shlex.quote(f"{key}={text}")]
+    opts = "".join(f" {o}" for o in options)
+    lines = ["", "next (in the virtual environment, e.g. after: source .venv/bin/activate):",
+             f"  tensorboard --logdir {shlex.quote(str(run_dir))}     # curves at http://localhost:6006"]
+    if (run_dir / "learning_curve.png").is_file():
+        lines.append(f"  learning curve: {run_dir / 'learning_curve.png'}")
+    games = config.eval.final_games
+    if config.team:  # a cooperative game: every seat plays the policy (a team against the game)
+        lines.append(f"  cahoots eval {env}{opts} {policy} heuristic --games {games}     "
+                     "# its team's win rate beside the heuristic team's")
+    else:  # one seat against the field in every other seat, as the run's final check
+        for field in config.eval.opponents:
+            lines.append(f"  cahoots eval {env}{opts} {policy} --field {shlex.quote(field)} "
+                         f"--games {games}     # one seat vs {field} in the others, like the "
+                         "check above (other deals: expect a figure within its interval)")
+    lines.append(f"  cahoots play {env}{opts} --opponents {policy}     # play against it")
+    return lines
+
+
+def limit_blas_threads(threads: int) -> None:
+    """One BLAS thread (or ``threads``): the numpy opponent networks multiply small matrices, and
+    a multi-threaded OpenBLAS on a busy 2-core machine ran them 40x slower (24 ms vs 0.6 ms for a
+    64x711 @ 711x64 product). ``training/train.py`` also sets ``OPENBLAS_NUM_THREADS`` before
+    numpy loads; this covers ``python -m`` and the CLI."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        if "OPENBLAS_NUM_THREADS" not in os.environ:
+            warnings.warn("threadpoolctl is not installed: set OPENBLAS_NUM_THREADS=1 if the "
+                          "opponents' numpy networks are slow", stacklevel=2)
+        return
+    threadpool_limits(threads, user_api="blas")
+
+
+def start(config: TrainConfig, run_dir: Path) -> None:
+    """Before an algorithm starts: the engine it needs, the run folder, the config echoed."""
+    import yaml
+
+    check_engine(config)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    print(f"run folder: {run_dir}", flush=True)
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(to_dict(config), sort_keys=False))
+
+
+def finish(config: TrainConfig, run_dir: Path, trained: Trained, evaluator: Evaluator,
+           command: str) -> dict[str, Any]:
+    """After an algorithm: the final check (``eval.final_games`` per opponent, and the clone it
+    started from on the same games), the saved policy with both in its metadata, the
+    algorithm's exports, the learning curve."""
+    learner = trained.learner
+    results = evaluator.evaluate(learner, config.eval.final_games, seed=config.seed + 10**9)
+    evaluator.record(trained.timesteps, results)
+    evaluation = {
+        name: {**r.as_dict(), "opponent": name, "seats": "rotated", "deterministic": True}
+        for name, r in results.items()
+    }
+    clone = load_clone(run_dir)
+    before: dict[str, MatchResult] = {}
+    if clone is not None:  # the same games (the same seed: the same deals) for the clone
+        before = evaluator.evaluate(clone, config.eval.final_games, seed=config.seed + 10**9)
+        for name, r in before.items():
+            evaluation[name]["before_self_play"] = r.as_dict()
+    training = {
+        "algorithm": trained.description,
+        "command": command,
+        "config": to_dict(config),
+        "seed": config.seed,
+        "timesteps": trained.timesteps,
+        "train_seconds": round(trained.seconds, 1),
+        "run": run_dir.name,
+        **trained.metadata,
+    }
+    meta = save_policy(learner, run_dir / "policy.safetensors", config.env_id,
+                       config.env_options, name=run_dir.name,
+                       description=config.description, training=training, evaluation=evaluation)
+    if trained.export is not None:
+        trained.export(meta)
+    plot_learning_curve(run_dir, config)
+    if trained.close is not None:
+        trained.close()
+    return {"run_dir": str(run_dir), "results": results, "before": before, "metadata": meta}
