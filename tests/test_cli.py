@@ -7,6 +7,7 @@ retry; the log it writes must replay to the same scores."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from importlib.util import find_spec
@@ -189,7 +190,29 @@ def test_bench_runs_quickly() -> None:
     out = cahoots("bench", "--quick", "--seconds", "0.02")
     assert out.returncode == 0, out.stderr
     assert "steps/s" in out.stdout and "kansas_city-v1 (4p)" in out.stdout
-    # the full script: test_bench_without_pettingzoo_classic_says_so runs it in-process
+    # the full benchmark: test_bench_without_pettingzoo_classic_says_so runs it in-process
+
+
+def test_bench_runs_from_the_installed_package_alone(tmp_path: Path) -> None:
+    """``cahoots bench`` is package code: a copy of the package with no checkout around it (no
+    benchmarks/, no tests/) runs the full benchmark and --quick."""
+    import shutil
+
+    site = tmp_path / "site"
+    shutil.copytree(ROOT / "cahoots_envs", site / "cahoots_envs")  # __pycache__ too: no compiling
+    script = ("from cahoots_envs.cli import main\n"
+              "import cahoots_envs\n"
+              "print('package:', cahoots_envs.__file__)\n"
+              "main(['bench', '--', '--seconds', '0.01', '--rounds', '1', '--no-classic',\n"
+              "      '--no-batched', '--envs', 'cahoots_coop_v1 (2p)'])\n"
+              "main(['bench', '--quick', '--seconds', '0.01'])\n")
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120, check=False,
+                          env={**os.environ, "PYTHONPATH": str(site)})
+    assert done.returncode == 0, done.stderr
+    assert f"package: {site / 'cahoots_envs' / '__init__.py'}" in done.stdout
+    assert "# bench_envs — " in done.stdout and "| cahoots_coop_v1 (2p) |" in done.stdout
+    assert "memory of 1,000 live" in done.stdout and "kansas_city-v1 (4p)" in done.stdout
 
 
 def test_train_wraps_the_training_script() -> None:
@@ -523,7 +546,7 @@ def test_a_very_long_typed_line_is_refused_without_echo(capsys, monkeypatch) -> 
     (["bench", "--seconds", "nan"], "--seconds: expected a finite number"),
     (["bench", "--seconds", "inf"], "--seconds: expected a finite number"),
     (["replay", "game.jsonl", "--turns", "-1"], "--turns: must be at least 0"),
-    (["bench", "--", "--rounds", "0"], "--rounds: must be at least 1"),  # benchmarks/bench_envs.py
+    (["bench", "--", "--rounds", "0"], "--rounds: must be at least 1"),  # the benchmark's own
     (["bench", "--", "--num-envs", "64,0"], "--num-envs: must be at least 1"),
 ])
 def test_every_numeric_argument_is_range_checked_before_any_work(capsys, args, expected) -> None:
@@ -534,13 +557,13 @@ def test_every_numeric_argument_is_range_checked_before_any_work(capsys, args, e
     one_line_error(done.value.code, out.err, args[0], f"error: argument {expected}", "e.g. ")
 
 
-def test_bench_seconds_reach_the_benchmark_script(capsys, monkeypatch) -> None:
-    import runpy
+def test_bench_seconds_reach_the_benchmark(monkeypatch) -> None:
+    from cahoots_envs import bench
 
-    got = []
-    monkeypatch.setattr(runpy, "run_path", lambda *a, **k: {"main": got.append})
+    got: list[Any] = []
+    monkeypatch.setattr(bench, "run", got.append)
     assert cli.main(["bench", "--seconds", "0.3", "--", "--rounds", "1"]) == 0
-    assert got == [["--seconds", "0.3", "--rounds", "1"]]
+    assert [(args.seconds, args.rounds, args.no_classic) for args in got] == [(0.3, 1, False)]
 
 
 @pytest.mark.parametrize("command", ["play", "eval"])

@@ -181,6 +181,7 @@ RANKS = [
     ("gamelog", ["cahoots_envs.gamelog"]),
     ("evaluation", ["cahoots_envs.evaluation"]),
     ("docs", ["cahoots_envs.docs"]),
+    ("bench", ["cahoots_envs.bench"]),
     ("cli", ["cahoots_envs.cli"]),
     ("versioned modules", [r"re:^cahoots_envs\.\w+_v\d+$"]),
     ("__main__", ["cahoots_envs.__main__"]),

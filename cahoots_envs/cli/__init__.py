@@ -18,7 +18,6 @@ import os
 import sys
 import textwrap
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any, NoReturn
 
 from cahoots_envs.core.options import parse_value
@@ -317,56 +316,49 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 # ---- bench ----------------------------------------------------------------------------------------
-def bench_script() -> Path | None:
-    # a source checkout: <root>/cahoots_envs/cli/__init__.py next to <root>/benchmarks/
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_envs.py"
-    return path if path.is_file() else None
+def bench_parser(prog: str | None = None) -> OneLineParser:
+    """The benchmark's own options (``cahoots bench -- --help``; ``benchmarks/bench_envs.py``
+    takes the same), each range-checked while the command line is read."""
+    from cahoots_envs.bench import MAX_BATCH, NUM_ENVS
+    from cahoots_envs.bench import __doc__ as about
+
+    def batch_sizes(text: str) -> str:
+        """``--num-envs``: comma-separated whole numbers from 1 to ``MAX_BATCH`` (kept as text)."""
+        check = number("--num-envs", "64,4096", least=1, most=MAX_BATCH)
+        for part in text.split(","):
+            check(part.strip())
+        return text
+
+    parser = OneLineParser(prog=prog, description=about,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", default=2.0, help="seconds per env per round",
+                        type=number("--seconds", "1", least=0.01, most=MAX_SECONDS, kind=float))
+    parser.add_argument("--rounds", type=number("--rounds", "3", least=1, most=100), default=3,
+                        help="interleaved rounds (median reported)")
+    parser.add_argument("--no-classic", action="store_true", help="skip the PettingZoo classic envs")
+    parser.add_argument("--envs", default="", help="comma-separated substrings to select envs")
+    parser.add_argument("--no-batched", action="store_true", help="skip the batched engine")
+    parser.add_argument("--num-envs", default=",".join(str(n) for n in NUM_ENVS),
+                        type=batch_sizes, help="comma-separated batch sizes of the batched engine")
+    parser.add_argument("--no-compile", action="store_true",
+                        help="skip the compile-time measurement (fresh processes)")
+    parser.add_argument("--no-seat-env", action="store_true",
+                        help="skip the seat env rollout comparison")
+    parser.add_argument("--seat-envs", type=number("--seat-envs", "64", least=1, most=MAX_BATCH),
+                        default=64,
+                        help="games of the seat env comparison (the training configs' n_envs)")
+    return parser
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    script = bench_script()
+    from cahoots_envs.bench import quick, run
+
+    if args.quick:
+        return quick(1.0 if args.seconds is None else args.seconds)
     rest = list(args.bench_args)
-    if args.seconds is not None and not args.quick:  # the script's own --seconds
+    if args.seconds is not None:  # the benchmark's own --seconds
         rest = ["--seconds", str(args.seconds), *rest]
-    if script is not None and not args.quick:
-        import runpy
-
-        sys.argv[0] = f"{PROG} bench"
-        module = runpy.run_path(str(script), run_name="cahoots_bench")
-        module["main"](rest)
-        return 0
-    return quick_bench(1.0 if args.seconds is None else args.seconds)
-
-
-def quick_bench(seconds: float) -> int:
-    """Random legal play through every env (protected ``env()`` with ``last()``), steps/s."""
-    import time
-
-    import numpy as np
-
-    from cahoots_envs.registry import list_envs, make, make_raw
-
-    print(f"{'env':<28} {'steps/s':>9} {'games/s':>8}")
-    for env_id in list_envs():
-        cls = make_raw(env_id).game_cls
-        for n in cls.PLAYER_COUNTS:
-            env = make(env_id, num_players=n)
-            rng = np.random.default_rng(0)
-            env.reset(seed=0)
-            steps = games = 0
-            start = time.perf_counter()
-            while time.perf_counter() - start < seconds:
-                _, _, term, trunc, _ = env.last()
-                if term or trunc:
-                    games += 1
-                    env.reset()
-                    continue
-                mask = env.observe(env.agent_selection)["action_mask"]
-                env.step(int(rng.choice(np.flatnonzero(mask))))
-                steps += 1
-            took = time.perf_counter() - start
-            name = f"{env_id.split('/', 1)[1]} ({n}p)"
-            print(f"{name:<28} {steps / took:>9.0f} {games / took:>8.1f}")
+    run(bench_parser(f"{PROG} bench").parse_args(rest))
     return 0
 
 
@@ -569,9 +561,9 @@ def build_parser() -> argparse.ArgumentParser:
         "bench", formatter_class=_Formatter, help="environment throughput benchmark",
         description=_doc("""
             Measure steps per second of random legal play through every env (and PettingZoo
-            classic envs for comparison): runs benchmarks/bench_envs.py from a source checkout
-            with the arguments after 'bench', or a quick built-in measurement elsewhere
-            (--quick).
+            classic envs for comparison) and, with numba, the batched engine: the benchmark
+            in cahoots_envs.bench, with the arguments after 'bench' (its options: 'cahoots
+            bench -- --help'), or a short check of every env alone (--quick).
         """),
         epilog=_raw("""
             examples:
@@ -583,9 +575,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seconds", type=number("--seconds", "0.5", least=0.01, most=MAX_SECONDS,
                                             kind=float),
                    help="seconds per env (default 1 with --quick; without it, per env and round, "
-                        "given to bench_envs.py)")
+                        "given to the benchmark)")
     p.add_argument("bench_args", nargs="*", metavar="ARG",
-                   help="arguments for bench_envs.py (see 'cahoots bench -- --help')")
+                   help="arguments for the benchmark (see 'cahoots bench -- --help')")
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser(

@@ -36,7 +36,11 @@ the env's and the game's generators, compared before and after. A probe that rai
 counted as accepted (a mutated deal can still be a valid deal); any other exception type is
 counted as unexpected and listed.
 
-    python benchmarks/probe_env_input.py [--games 8] [--seed 0] [--markdown]
+    python tests/probes/probe_env_input.py [--games 8] [--seed 0] [--markdown] [--envs NAMES]
+        [--verbose]
+
+``--envs`` keeps the named games only (comma-separated, e.g. ``--envs kansas_city,high_card``):
+a smaller run, for the test suite (``tests/test_probes.py``) and for a look at one game.
 
 Exits 1 when any probe raised an unexpected exception type, gave no or an overlong message, or
 changed the state after refusing.
@@ -71,7 +75,7 @@ STATELESS = ("bad option", "seat env args", "state junk", "policy spec")  # no e
 
 def register_test_game() -> None:
     """Register the test game when run from a checkout (it is not part of the package)."""
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     if (root / "tests" / "plugin_game").is_dir():
         sys.path.insert(0, str(root))
         try:
@@ -655,11 +659,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     parser.add_argument("--verbose", action="store_true", help="also list the accepted probes")
+    parser.add_argument("--envs", default="",
+                        help="comma-separated game names to probe (default: every registered game)")
     args = parser.parse_args(argv)
     register_test_game()
     tally = Tally()
     start = time.perf_counter()
     all_cases = cases()
+    if args.envs:
+        wanted = set(args.envs.split(","))
+        unknown = wanted - {game for game, _ in all_cases}
+        if unknown:
+            parser.error(f"--envs: no registered game {', '.join(sorted(unknown))}")
+        all_cases = [(game, opts) for game, opts in all_cases if game in wanted]
     skipped: list[str] = []
     for game, opts in all_cases:
         probe_case(tally, game, opts, args.games, args.seed)

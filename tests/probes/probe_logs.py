@@ -23,12 +23,19 @@ promptly; a 20 MiB line typed into ``cahoots play`` must be refused quickly, wit
 128 + the signal's number, its log ended by an abandoned end record naming the signal, which
 replays.
 
-    python benchmarks/probe_logs.py            # prints the table; exit status 1 if any
+    python tests/probes/probe_logs.py          # prints the table; exit status 1 if any
                                                # game-changing tampering passed or any crashed
+        [--logs NAMES] [--every K] [--no-bounds]
+
+``--logs NAMES`` records the logs whose name holds one of NAMES only (e.g. ``--logs
+coop,fixture``), ``--every K`` replays every K-th
+tampered variant only and ``--no-bounds`` leaves out the bounded-input and signal checks (which
+start processes): a smaller run, for the test suite (``tests/test_probes.py``).
 """
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import copy
 import io
@@ -54,7 +61,7 @@ import cahoots_envs
 from cahoots_envs.cli import main as cli_main
 from cahoots_envs.gamelog import HEADER_FIELDS, GameRecorder
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "tests" / "fixtures" / "gamelogs" / "texas_euchre_5p.jsonl"
 DELETE = object()  # a field to remove
 RAW = "\x00raw:"  # a string standing for raw JSON text (NaN, Infinity, 1e999)
@@ -93,19 +100,23 @@ def _quiet_warnings() -> Any:
         yield
 
 
-def base_logs() -> dict[str, list[dict[str, Any]]]:
-    return {
-        "kansas_city 4p, 2 hands": _record("kansas_city", 5, hands=2),
-        "texas_euchre 3p": _record("texas_euchre", 6, num_players=3, target_score=25),
-        "cahoots_tricks 3p, random split": _record("cahoots_tricks", 7, num_players=3,
-                                                   point_split="random"),
-        "cahoots_coop 2p": _record("cahoots_coop", 8, num_players=2, num_goals=5),
-        "abandoned (cahoots_tricks 4p)": _record("cahoots_tricks", 9, abandon_after=21,
-                                                 reason="SIGTERM"),
-        "illegal action (kansas_city)": _record("kansas_city", 10, illegal_at=17, hands=1),
-        "fixture texas_euchre 5p (old format)": [
+def base_logs(keys: list[str] | None = None) -> dict[str, list[dict[str, Any]]]:
+    """The logs the tamperings start from: those whose name holds one of ``keys`` (all by
+    default)."""
+    makers = {
+        "kansas_city 4p, 2 hands": lambda: _record("kansas_city", 5, hands=2),
+        "texas_euchre 3p": lambda: _record("texas_euchre", 6, num_players=3, target_score=25),
+        "cahoots_tricks 3p, random split": lambda: _record("cahoots_tricks", 7, num_players=3,
+                                                           point_split="random"),
+        "cahoots_coop 2p": lambda: _record("cahoots_coop", 8, num_players=2, num_goals=5),
+        "abandoned (cahoots_tricks 4p)": lambda: _record("cahoots_tricks", 9, abandon_after=21,
+                                                         reason="SIGTERM"),
+        "illegal action (kansas_city)": lambda: _record("kansas_city", 10, illegal_at=17, hands=1),
+        "fixture texas_euchre 5p (old format)": lambda: [
             json.loads(line) for line in FIXTURE.read_text().splitlines() if line.strip()],
     }
+    return {name: make() for name, make in makers.items()
+            if not keys or any(key in name for key in keys)}
 
 
 # ---- tampering -------------------------------------------------------------------------------------
@@ -551,9 +562,22 @@ def signalled(tmp: Path, sig: signal.Signals) -> tuple[str, str, bool]:
                   f"{json.dumps(end.get('reason'))}; {replayed}"), ok
 
 
-def main() -> int:
-    logs = base_logs()
-    all_variants = [v for name, recs in logs.items() for v in variants(name, recs)]
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--logs", default="", metavar="NAMES",
+                        help="comma-separated parts of log names: record those logs only "
+                             "(e.g. --logs coop,fixture; default: all seven)")
+    parser.add_argument("--every", type=int, default=1, metavar="K",
+                        help="replay every K-th tampered variant only (default 1: all)")
+    parser.add_argument("--no-bounds", action="store_true",
+                        help="leave out the bounded-input and signal checks")
+    args = parser.parse_args(argv)
+    if args.every < 1:
+        parser.error(f"--every: at least 1, got {args.every}")
+    logs = base_logs(args.logs.split(",") if args.logs else None)
+    if not logs:
+        parser.error(f"--logs {args.logs}: no log's name holds it (e.g. --logs coop,fixture)")
+    all_variants = [v for name, recs in logs.items() for v in variants(name, recs)][::args.every]
     counts: Counter[tuple[str, bool, str]] = Counter()
     problems = []
     passed_same = []
@@ -575,7 +599,7 @@ def main() -> int:
                 problems.append(f"{v.log}: {v.what}: {verdict}: {message[:150]}")
             if verdict == "passed" and not v.changes_game:
                 passed_same.append(_kind(v.what))
-        rows = bounds(tmp)
+        rows = [] if args.no_bounds else bounds(tmp)
     categories = ["header", "options", "action", "deal", "end", "records", "lines"]
     print(f"# probe_logs - {date.today()} - {platform.machine()}, Python {platform.python_version()}")
     print(f"# {len(logs)} logs, {len(all_variants)} tampered variants\n")
@@ -594,8 +618,11 @@ def main() -> int:
     print("same game, passed by design: " + "; ".join(
         f"{kind} ({n})" for kind, n in sorted(Counter(passed_same).items())))
     print()
-    print("| bounded input | result | ok |")
-    print("|---|---|---|")
+    if args.no_bounds:
+        print("bounded input and signals: left out (--no-bounds)")
+    else:
+        print("| bounded input | result | ok |")
+        print("|---|---|---|")
     for what, result, ok in rows:
         print(f"| {what} | {result} | {'yes' if ok else 'NO'} |")
         if not ok:
