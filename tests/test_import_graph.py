@@ -28,7 +28,9 @@ GAME_MODULE = re.compile(r"^cahoots_envs_?\.?games(\.|$)|^cahoots_envs\.\w+_v\d+
 VERSIONED = re.compile(r"^\w+_v\d+\.py$")
 DYNAMIC_IMPORTS = {"import_module", "__import__", "find_spec"}
 # modules that import what a GameSpec member names (a path given by the spec, not built)
-SPEC_NAMED_IMPORTS = {"cahoots_envs.vector.engine"}
+SPEC_NAMED_IMPORTS = {"cahoots_envs.vector.engine",
+                      # imports the module a registered algorithm's entry names ("module:function")
+                      "cahoots_envs.training.algorithms"}
 # the one core module that may import numba (only games' batched modules and vector import it)
 CORE_NUMBA = "cahoots_envs.core.numba_kernels"
 
