@@ -33,7 +33,7 @@ number of worker processes.
 
 **Statistics.** Win rate (the mean win share) with a 95% Wilson score interval: a seat wins
 when its payoff is positive, a k-way shared win counts 1/k and a full tie 1/N
-(``core.driver.win_shares``, the count training and ``training/strength.py`` use too), so the
+(``core.driver.win_shares``, the count training and ``cahoots strength`` use too), so the
 shares of a game add up to 1 and equally strong policies each expect 1/N; mean rulebook score with a 95% normal
 interval (in texas_euchre points are bad: lower is better); the head-to-head table gives, over
 the games two policies met, how often the row policy finished ahead of the column policy (ties

@@ -53,7 +53,7 @@ def plan_human_moves(env_id: str, seat: int, opponent: str, seed: int,
     return moves, [float(s) for s in env.game.scores]
 
 
-COMMANDS = ["list", "play", "eval", "train", "bench", "replay"]
+COMMANDS = ["list", "play", "eval", "train", "strength", "bench", "replay"]
 
 
 def test_help_explains_every_command_with_an_example() -> None:

@@ -179,6 +179,17 @@ BAD_FIELDS = [
     ("DEAL_KEYS", "hands", "DEAL_KEYS must be a sequence of str, got 'hands'"),
     ("COOPERATIVE", 1, "COOPERATIVE must be a bool, got 1"),
     ("POINTS_SIGN", 0, "POINTS_SIGN must be 1 or -1, got 0"),
+    ("STRENGTH_VARIANTS", (), "STRENGTH_VARIANTS must be a non-empty tuple of option dicts, .* got ()"),
+    ("STRENGTH_VARIANTS", [{}], "STRENGTH_VARIANTS must be a non-empty tuple .* got [{}]"),
+    ("STRENGTH_VARIANTS", ({1: 2},), "STRENGTH_VARIANTS must be a non-empty tuple .* got ({1: 2},)"),
+    ("STRENGTH_VARIANTS", ({"colour": "red"},), (
+        "STRENGTH_VARIANTS[0] sets 'colour', which is not an option a saved policy may play across "
+        "(the one policy plays every row); such options: hands")),
+    ("STRENGTH_VARIANTS", ({}, {"num_players": 3}), "STRENGTH_VARIANTS[1] sets 'num_players', which"),
+    ("STRENGTH_VARIANTS", ({"hands": 0},), ("STRENGTH_VARIANTS[0]: option hands=0 is not allowed; "
+                                            "hands accepts an int from 1 to")),
+    ("STRENGTH_VARIANTS", ({"hands": 2}, {"hands": 2}), (
+        "STRENGTH_VARIANTS names a row twice (hands=2); each variant must differ from the others")),
     ("doc_page", "env.py", ("doc_page must be the path (a pathlib.Path) of an existing file, "
                             "got 'env.py'")),
     ("doc_page", Path("no_such_page.py"), "doc_page must be the path .* of an existing file"),

@@ -112,8 +112,9 @@ def test_train_script_smoke(env_id: str, tmp_path: Path) -> None:
     assert snapshots and all(s.with_suffix(".json").is_file() for s in snapshots)
     cahoots_envs.load_policy(str(snapshots[-1]), env_id)  # a learning trajectory can be evaluated
     strength = subprocess.run(
-        [sys.executable, str(ROOT / "training" / "strength.py"), str(run_dir / "policy.safetensors"),
-         "--games", "8"], capture_output=True, text=True, timeout=300, check=False)
+        [sys.executable, "-m", "cahoots_envs.cli", "strength", env_id,
+         str(run_dir / "policy.safetensors"), "--games", "8"],
+        capture_output=True, text=True, timeout=300, check=False)
     assert strength.returncode == 0, strength.stderr[-3000:]
     assert f"| {env_id.split('/')[1]} (" in strength.stdout
     if env_id == ENVS[0]:

@@ -1,11 +1,11 @@
-"""The ``cahoots`` command: list, play, eval, train, bench and replay.
+"""The ``cahoots`` command: list, play, eval, train, strength, bench and replay.
 
 Installed as a console script (``cahoots = "cahoots_envs.cli:main"``); also runs as
 ``python -m cahoots_envs`` (or ``python -m cahoots_envs.cli``). ``list``, ``play`` and
 ``replay`` need numpy, gymnasium and pettingzoo only; ``eval`` needs ``openskill``, ``tqdm`` and
 ``matplotlib`` for ratings, the progress bar and the chart (all in the ``train`` extra) and works
-without them; ``train`` needs the ``train`` extra. A user's mistake (``UsageError``, a bad config,
-an unreadable policy file) is one line on stderr with exit status 2; a bug keeps its traceback.
+without them; ``train`` needs the ``train`` extra; ``strength`` needs no extra. A user's
+mistake (``UsageError``, a bad config, an unreadable policy file) is one line on stderr with exit status 2; a bug keeps its traceback.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from cahoots_envs.core.options import parse_value
 
 PROG = "cahoots"
 MAX_GAMES = 1_000_000  # per eval run: every game's task is set up before the first is played
+MAX_STRENGTH_GAMES = 100_000  # per strength row: a row keeps every game it played until counted
 MAX_SECONDS = 3600.0  # per env, for bench
 # every policy spec play and eval take (cahoots_envs.policies.loading.load_policy)
 POLICY_SPECS = ("random, heuristic, search (a search bot over the heuristic), search:<spec> "
@@ -207,17 +208,22 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def _strength(evaluation: Any) -> str:
-    """A one-line summary of a zoo policy's recorded evaluation (``training/strength.py``'s
+    """A one-line summary of a zoo policy's recorded evaluation (``cahoots strength``'s
     ``strength`` block when present, else the training run's own evaluation)."""
     if not isinstance(evaluation, dict) or not evaluation:
         return "(no evaluation recorded)"
     strength = evaluation.get("strength")
     parts = []
     if isinstance(strength, dict):
-        for key, label in (("policy_vs_random", "vs random"), ("policy_vs_heuristic", "vs heuristic")):
-            row = strength.get(key)
-            if isinstance(row, dict) and "win_rate" in row:
-                parts.append(f"{label} {float(row['win_rate']):.0%}")
+        variants = strength.get("variants")
+        groups = variants.items() if isinstance(variants, dict) else [("", strength)]
+        for variant, rows in groups:
+            for key, label in (("policy_vs_random", "vs random"),
+                               ("policy_vs_heuristic", "vs heuristic")):
+                row = rows.get(key) if isinstance(rows, dict) else None
+                if isinstance(row, dict) and "win_rate" in row:
+                    where = f" ({variant})" if variant else ""
+                    parts.append(f"{label}{where} {float(row['win_rate']):.0%}")
         team = strength.get("team")
         if isinstance(team, dict):
             wins = []
@@ -313,6 +319,34 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     sys.argv[0] = f"{PROG} train"  # the script's usage line then reads as this command
     return int(train_main(rest) or 0)
+
+
+# ---- strength -------------------------------------------------------------------------------------
+def parse_variant(text: str) -> dict[str, Any]:
+    """``--variant KEY=VALUE[,KEY=VALUE...]``: one row's options (``UsageError`` if malformed)."""
+    variant: dict[str, Any] = {}
+    for pair in text.split(","):
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"--variant {text}: a variant is KEY=VALUE pairs joined by commas, "
+                             "e.g. --variant difficulty=expert ('cahoots list' shows each game's "
+                             "options)")
+        variant[key.strip()] = parse_value(value)
+    return variant
+
+
+def cmd_strength(args: argparse.Namespace) -> int:
+    from cahoots_envs.errors import IncompatiblePolicyError
+    from cahoots_envs.training.strength import plan, run
+
+    check_env(args.game, {})
+    variants = [parse_variant(v) for v in args.variant] if args.variant else None
+    try:  # everything checked before the first game: a mistake writes nothing
+        checked = plan(args.game, args.policy, variants, publish=args.publish)
+    except (ValueError, IncompatiblePolicyError) as e:
+        raise UsageError(str(e)) from None
+    run(checked, args.games, args.seed)
+    return 0
 
 
 # ---- bench ----------------------------------------------------------------------------------------
@@ -439,7 +473,7 @@ def build_parser() -> argparse.ArgumentParser:
         description=_doc("""
             Card-game environments for multi-agent RL (PettingZoo AEC): Kansas City, Texas
             Euchre, and both Cahoots games. Play them in the terminal, evaluate policies,
-            train, benchmark and replay game logs.
+            train, measure and publish policies, benchmark and replay game logs.
         """),
         epilog=_raw("""
             examples:
@@ -556,6 +590,50 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("train_args", nargs="*", metavar="ARG",
                    help="arguments for the training script (see 'cahoots train -- --help')")
     p.set_defaults(func=cmd_train)
+
+    p = sub.add_parser(
+        "strength", formatter_class=_Formatter,
+        help="a policy's strength table; publish it to the zoo",
+        description=_doc("""
+            Measure a saved policy as the strength tables in the README do, at its own options
+            (its player count included), N games per row. A competitive game has three rows:
+            the heuristic bot against random bots, the policy against random bots and the
+            policy against heuristic bots, the first named in one seat (rotated: seat g mod N
+            in game g) and the other in every other seat; each row is a win share (a k-way tie
+            for the win counts 1/k) with its 95% interval. A cooperative game has a row per
+            variant its game declares (cahoots_coop: difficulty beginner and normal): the win
+            rate and mean goals of a team of the policy, of heuristic bots and of random bots.
+            The same --seed gives the same table. Prints the results as JSON, then the table
+            rows in Markdown.
+
+            --publish copies the policy into the zoo
+            (cahoots_envs/policies/zoo/<game>.safetensors, used as zoo:<game>) with float16
+            weights, measures that copy and records the results in its metadata; the zoo
+            entry is written only once the table is done.
+        """),
+        epilog=_raw("""
+            examples:
+              cahoots strength kansas_city runs/<run>/policy.safetensors --games 2000
+              cahoots strength kansas_city runs/<run> --games 2000 --publish
+              cahoots strength cahoots_coop --games 200     # zoo:cahoots_coop
+              cahoots strength cahoots_coop --variant difficulty=expert --games 200
+        """),
+    )
+    p.add_argument("game", help="the game, e.g. kansas_city (see 'cahoots list')")
+    p.add_argument("policy", nargs="?", metavar="POLICY",
+                   help="a saved policy (.safetensors, its .json or a run folder) or "
+                        "zoo:<name> (default: zoo:<game>)")
+    p.add_argument("--games", type=number("--games", "2000", least=1, most=MAX_STRENGTH_GAMES,
+                                          why_most=" (a row keeps every game until counted)"),
+                   default=2000, help=f"games per row, 1 to {MAX_STRENGTH_GAMES:,} (default 2000)")
+    p.add_argument("--seed", type=number("--seed", "12345", least=0), default=12345,
+                   help="seed of the deals and bots, 0 or more (default 12345)")
+    p.add_argument("--variant", action="append", metavar="KEY=VALUE[,...]",
+                   help="measure at these options instead of the game's declared variants, "
+                        "one row (group) per --variant, e.g. --variant difficulty=expert")
+    p.add_argument("--publish", action="store_true",
+                   help="copy the policy into the zoo as zoo:<game> with the results")
+    p.set_defaults(func=cmd_strength)
 
     p = sub.add_parser(
         "bench", formatter_class=_Formatter, help="environment throughput benchmark",

@@ -73,7 +73,7 @@ def win_shares(outcome: Sequence[float]) -> list[float]:
     """Each seat's share of the win in a finished competitive game, from its ``outcome()``
     payoffs: the k seats with a positive payoff share the win, 1/k each; a full tie (nobody
     positive) is an N-way tie, 1/N each. The shares add up to 1, so N equally strong players each
-    expect 1/N. Tournaments, training evaluation and ``training/strength.py`` all count wins so."""
+    expect 1/N. Tournaments, training evaluation and ``cahoots strength`` all count wins so."""
     winners = [s for s, x in enumerate(outcome) if x > 0] or list(range(len(outcome)))
     share = 1.0 / len(winners)
     return [share if s in winners else 0.0 for s in range(len(outcome))]

@@ -43,6 +43,9 @@ class Game(abc.ABC):
     POINTS_SIGN: ClassVar[int] = 1  # -1 where rulebook points are bad (texas_euchre)
     # option sets (besides each player count) that the shared test suite also runs
     TEST_VARIANTS: ClassVar[tuple[dict[str, Any], ...]] = ()
+    # the option sets a strength table measures, one row (group) each, over the policy's own
+    # options (``cahoots strength``; only options a saved policy may play across)
+    STRENGTH_VARIANTS: ClassVar[tuple[dict[str, Any], ...]] = ({},)
     # mutable state copied by ``clone``: lists, and lists of lists (everything else is immutable)
     CLONED_LISTS: ClassVar[tuple[str, ...]] = ()
     CLONED_NESTED_LISTS: ClassVar[tuple[str, ...]] = ()

@@ -33,7 +33,10 @@ touched (``spec.check()``, ``spec_problems(spec)``): the members above, and what
 ``VERSION_NOTES`` notes for versions 1..``VERSION``, ``REPLAYS_FROM`` from 0 to ``VERSION``,
 ``PLAYER_COUNTS`` distinct positive ints, ``DEFAULT_PLAYERS`` one of them, ``OPTIONS`` an
 ``OptionSet`` holding ``common_options(PLAYER_COUNTS, DEFAULT_PLAYERS)`` and accepting its own
-defaults, ``DEAL_KEYS`` strs, ``COOPERATIVE`` a bool, ``POINTS_SIGN`` 1 or -1), ``doc_page`` an
+defaults, ``DEAL_KEYS`` strs, ``COOPERATIVE`` a bool, ``POINTS_SIGN`` 1 or -1,
+``STRENGTH_VARIANTS`` a non-empty tuple of distinct option dicts, each setting only options a
+saved policy may play across, to values they accept: the rows of the game's strength table,
+``cahoots strength``), ``doc_page`` an
 existing file, ``batched`` a module path, module or class (not imported until used), ``extras``
 a dict of other names. Every problem is one line of ``GameSpecError`` saying what is wrong and
 what is allowed.
@@ -155,6 +158,47 @@ def _players_problems(rules: type[Game]) -> list[str]:
     return problems
 
 
+def variant_label(variant: dict[str, Any]) -> str:
+    """How a strength table names the row of ``variant``: a str value by itself
+    (``{"difficulty": "beginner"}``: ``beginner``), any other as ``key=value``, joined by ", ";
+    ``default`` for no option set."""
+    return ", ".join(value if isinstance(value, str) else f"{key}={value!r}"
+                     for key, value in variant.items()) or "default"
+
+
+def _strength_problems(rules: type[Game]) -> list[str]:
+    """What is wrong with ``STRENGTH_VARIANTS`` (the rules' ``OPTIONS`` is an ``OptionSet``)."""
+    variants: Any = getattr(rules, "STRENGTH_VARIANTS", ({},))
+    options = rules.OPTIONS.by_name
+    if not (isinstance(variants, tuple) and variants
+            and all(isinstance(v, dict) and all(isinstance(k, str) for k in v) for v in variants)):
+        return [("STRENGTH_VARIANTS must be a non-empty tuple of option dicts, e.g. ({},) (the "
+                 "policy's own options) or ({'difficulty': 'beginner'}, {'difficulty': "
+                 f"'normal'}}), got {short_repr(variants)}")]
+    problems = []
+    for i, variant in enumerate(variants):
+        for key, value in variant.items():
+            option = options.get(key)
+            where = f"STRENGTH_VARIANTS[{i}]"
+            if option is None or key in COMMON_OPTIONS or not option.policy_may_differ:
+                may = [o.name for o in rules.OPTIONS
+                       if o.policy_may_differ and o.name not in COMMON_OPTIONS]
+                problems.append(
+                    f"{where} sets {key!r}, which is not an option a saved policy may play across "
+                    f"(the one policy plays every row); such options: {', '.join(may) or 'none'}")
+                continue
+            try:
+                option.validate(value)
+            except Exception as exc:  # noqa: BLE001 (a value its own check refuses, however)
+                problems.append(f"{where}: {exc}")
+    labels = [variant_label(v) for v in variants]
+    twice = sorted({label for label in labels if labels.count(label) > 1})
+    if twice:
+        problems.append(f"STRENGTH_VARIANTS names a row twice ({', '.join(twice)}); each variant "
+                        "must differ from the others")
+    return problems
+
+
 def _rules_problems(rules: type[Game]) -> list[str]:
     """What is wrong with the declared nature of ``rules`` (whose members all exist)."""
     problems = []
@@ -165,6 +209,8 @@ def _rules_problems(rules: type[Game]) -> list[str]:
         problems.append(f"TITLE must be a non-empty str, got {short_repr(rules.TITLE)}")
     problems += _version_problems(rules)
     problems += _players_problems(rules)
+    if isinstance(rules.OPTIONS, OptionSet):
+        problems += _strength_problems(rules)
     if not (_is_sequence(rules.DEAL_KEYS) and all(isinstance(k, str) for k in rules.DEAL_KEYS)):
         problems.append(f"DEAL_KEYS must be a sequence of str, got {short_repr(rules.DEAL_KEYS)}")
     cooperative = getattr(rules, "COOPERATIVE", False)

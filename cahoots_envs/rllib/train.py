@@ -247,7 +247,7 @@ def next_steps(config: RLlibTrainConfig, run_dir: Path) -> list[str]:
     else:
         lines.append(f"  cahoots eval {env}{opts} {policy} heuristic random     # a tournament")
     lines += [f"  cahoots play {env}{opts} --opponents {policy}     # play against it",
-              f"  python training/strength.py {policy} --games 2000     # the strength table"]
+              f"  cahoots strength {env} {policy} --games 2000     # the strength table"]
     if config.checkpoint:
         lines.append(f"  RLlib checkpoint: {run_dir / 'checkpoint'}")
     return lines

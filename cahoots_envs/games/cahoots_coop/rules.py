@@ -128,6 +128,9 @@ class CahootsCoop(Game):
         {"num_players": 3, "num_goals": 4},  # short games: random play wins some
         {"reward_mode": "points"},
     )
+    # the strength table: the team's win rate at these difficulties (one network plays both:
+    # difficulty changes the number of goals only, not the observation layout or the actions)
+    STRENGTH_VARIANTS = ({"difficulty": "beginner"}, {"difficulty": "normal"})
 
     # ---- declared ---------------------------------------------------------------------------
     @classmethod
