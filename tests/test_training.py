@@ -171,7 +171,7 @@ def test_resume_needs_trust_checkpoint(tmp_path: Path, capsys: pytest.CaptureFix
 
 def test_snapshots_load_as_policies(tmp_path: Path) -> None:
     from cahoots_envs.policies import MLPPolicy, read_metadata
-    from cahoots_envs.training.train import load_snapshots, save_snapshot
+    from cahoots_envs.training.maskable_ppo import load_snapshots, save_snapshot
 
     env_id = "cahoots_envs/kansas_city-v1"
     config = from_dict(TrainConfig, {"env_id": env_id, "env_options": {"hands": 2}, "seed": 3})
