@@ -15,7 +15,7 @@ gives learner steps per second of
 
 for two implementations of the same config, in the same run:
 
-- **now**: this checkout, as ``training/train.py`` runs the config (``engine: batched``:
+- **now**: this checkout, as ``cahoots train`` runs the config (``engine: batched``:
   ``BatchedSeatVecEnv``, one snapshot per rollout, the bots' vectorised ``act_batch``);
 - **before**: the ``SeatVecEnv`` of the commit before the fast-training work (``--baseline``,
   run from a temporary ``git worktree`` of it, with its own bots; snapshots drawn per seat and

@@ -9,7 +9,7 @@ heading of its level or above) and the lines between ``<!-- history -->`` and
 
 A test cannot read a chart's pixels, so every PNG under docs/ carries its title in its metadata
 (``savefig(..., metadata={"Title": ...})``, as ``Tournament.plot`` and the learning curve of
-``training/train.py`` write it), and that title is checked.
+``cahoots train`` write it), and that title is checked.
 """
 
 from __future__ import annotations

@@ -242,7 +242,7 @@ def test_train_script_on_the_reference_engine(tmp_path: Path) -> None:
     }
     config = tmp_path / "ref.yaml"
     config.write_text(yaml.safe_dump(data))
-    out = subprocess.run([sys.executable, str(ROOT / "training" / "train.py"), "--config",
+    out = subprocess.run([sys.executable, "-m", "cahoots_envs.training.train", "--config",
                           str(config), "--runs-dir", str(tmp_path / "runs")],
                          capture_output=True, text=True, timeout=300, check=False)
     assert out.returncode == 0, out.stderr[-3000:]

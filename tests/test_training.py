@@ -88,7 +88,7 @@ def tiny_config(env_id: str, tmp_path: Path) -> Path:
 
 
 def run_train(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(ROOT / "training" / "train.py"), *args],
+    return subprocess.run([sys.executable, "-m", "cahoots_envs.training.train", *args],
                           capture_output=True, text=True, timeout=300, cwd=cwd, check=False)
 
 

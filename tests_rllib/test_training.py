@@ -1,5 +1,5 @@
 """Real (short) RLlib training on a Ray cluster started with ``ray start --head``: the snapshot
-mode in this process, the shared mode through ``training/rllib_train.py --address auto`` with a
+mode in this process, the shared mode through ``python -m cahoots_envs.rllib.train --address auto`` with a
 remote env runner; the exported policies act as the RLlib module does and play anywhere."""
 
 from __future__ import annotations
@@ -118,7 +118,7 @@ def test_the_script_on_the_cluster_exports_a_policy_that_plays_anywhere(
     path.write_text(yaml.safe_dump(config))
     runs = tmp_path / "runs"
     done = subprocess.run(
-        [sys.executable, "training/rllib_train.py", "--config", str(path), "--address",
+        [sys.executable, "-m", "cahoots_envs.rllib.train", "--config", str(path), "--address",
          ray_cluster, "--runs-dir", str(runs)],
         cwd=ROOT, capture_output=True, text=True, timeout=300, env=RAY_ENV, check=False)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]

@@ -574,8 +574,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "train", formatter_class=_Formatter, help="self-play training from a YAML config",
         description=_doc("""
-            Train a policy by self-play: runs the training script (training/train.py,
-            module cahoots_envs.training.train) with the arguments after 'train'. Needs
+            Train a policy by self-play: runs the training (module
+            cahoots_envs.training.train) with the arguments after 'train'. Needs
             pip install 'cahoots-envs[train]'. 'cahoots train -- --help' shows its options.
         """),
         epilog=_raw("""

@@ -14,7 +14,7 @@ Two self-play modes, each with optional bot seats (``bots``: policies played ins
   current weights over the oldest one, so the table holds snapshots of different ages;
   ``policies_to_train`` is ``["learner"]``. Seats rotate each game (the learner meets every seat).
 
-The YAML form (``training/rllib_train.py --config configs/rllib/<game>.yaml``) is
+The YAML form (``python -m cahoots_envs.rllib.train --config configs/rllib/<game>.yaml``) is
 ``RLlibTrainConfig``: an unknown key or a value of the wrong type is one ``ConfigError`` line
 naming the key (dotted path) and the closest known one, as for the MaskablePPO configs.
 """
@@ -91,7 +91,7 @@ class EvalSettings:
 
 @dataclass
 class RLlibTrainConfig:
-    """One RLlib self-play run (``training/rllib_train.py``)."""
+    """One RLlib self-play run (``python -m cahoots_envs.rllib.train``)."""
 
     env_id: str
     env_options: dict[str, Any] = field(default_factory=dict)

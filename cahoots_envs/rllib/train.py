@@ -1,8 +1,8 @@
-"""RLlib self-play training from a YAML config: ``python training/rllib_train.py --config
+"""RLlib self-play training from a YAML config: ``python -m cahoots_envs.rllib.train --config
 configs/rllib/<game>.yaml``.
 
-    python training/rllib_train.py --config configs/rllib/texas_euchre.yaml
-    python training/rllib_train.py --config configs/rllib/texas_euchre.yaml --address auto
+    python -m cahoots_envs.rllib.train --config configs/rllib/texas_euchre.yaml
+    python -m cahoots_envs.rllib.train --config configs/rllib/texas_euchre.yaml --address auto
 
 PPO (RLlib, new API stack) with ``MaskedPPOTorchRLModule`` on ``CahootsMultiAgentEnv``, in the
 config's self-play mode (``shared`` or ``snapshots``, optional bot seats). Without ``--address``
@@ -267,6 +267,11 @@ def main(argv: list[str] | None = None) -> int:
                         "(seconds of training)")
     parser.add_argument("--seed", type=int, help="override the config's seed")
     args = parser.parse_args(argv)
+    # one BLAS thread in the env runners (they inherit this environment when Ray starts them):
+    # the evaluation's numpy networks multiply small matrices, which a multi-threaded OpenBLAS
+    # on a busy machine runs many times slower
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(var, "1")
     try:
         config = load_config(args.config)
         if args.total_timesteps is not None:
@@ -282,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
         runs_dir = Path(args.runs_dir)
         check_runs_dir(runs_dir)
         run_dir = runs_dir / run_name(config)
-        command = ("python training/rllib_train.py "
+        command = ("python -m cahoots_envs.rllib.train "
                    + " ".join(shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv)))
         out = train(config, run_dir, address=args.address, command=command)
     except (ConfigError, PolicyFileError, IncompatiblePolicyError) as exc:

@@ -252,8 +252,8 @@ def next_steps(config: TrainConfig, run_dir: Path) -> list[str]:
 def limit_blas_threads(threads: int) -> None:
     """One BLAS thread (or ``threads``): the numpy opponent networks multiply small matrices, and
     a multi-threaded OpenBLAS on a busy 2-core machine ran them 40x slower (24 ms vs 0.6 ms for a
-    64x711 @ 711x64 product). ``training/train.py`` also sets ``OPENBLAS_NUM_THREADS`` before
-    numpy loads; this covers ``python -m`` and the CLI."""
+    64x711 @ 711x64 product). Every entry point (``cahoots train``, ``python -m
+    cahoots_envs.training.train``) calls it before training."""
     try:
         from threadpoolctl import threadpool_limits
     except ImportError:

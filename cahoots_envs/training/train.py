@@ -1,8 +1,8 @@
 """Training from a YAML config: the command line and the run, for every algorithm.
 
-    python training/train.py --config configs/kansas_city.yaml
+    cahoots train --config configs/kansas_city.yaml
     python -m cahoots_envs.training.train --config configs/kansas_city.yaml   # the same
-    python training/train.py --resume runs/<run> --trust-checkpoint             # continue a run
+    cahoots train --resume runs/<run> --trust-checkpoint                        # continue a run
 
 The config's ``algorithm`` (``maskable_ppo``, the default; see
 ``cahoots_envs.training.algorithms``) trains; the run plumbing (``cahoots_envs.training.run``)
@@ -130,7 +130,9 @@ def _main(argv: list[str] | None = None) -> int:
     limit_blas_threads(config.torch_threads)
     if not args.resume:
         run_dir = Path(args.runs_dir) / run_name(config)
-    command = "python training/train.py " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
+    prog = ("cahoots train" if sys.argv[0].endswith("cahoots train")  # set by cahoots train
+            else "python -m cahoots_envs.training.train")
+    command = f"{prog} " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
     out = train(config, run_dir, resume=bool(args.resume), command=command)
     print(f"\nrun folder: {out['run_dir']}")
     print(f"saved policy: {run_dir / 'policy.safetensors'}")
