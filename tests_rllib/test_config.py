@@ -130,3 +130,17 @@ def test_cooperative_runs_are_evaluated_as_a_team(tmp_path: Path) -> None:
     lines = "\n".join(next_steps(config, tmp_path))
     assert (f"cahoots eval cahoots_coop-v1 -n 3 -o difficulty=normal "
             f"{tmp_path / 'policy.safetensors'} heuristic") in lines
+
+
+def test_competitive_next_steps_seat_the_policy_once_as_the_final_check(tmp_path: Path) -> None:
+    """The evaluation lines after a run are every trainer's (training.run.policy_commands): one
+    seat against each evaluation opponent, the final check's game count, not a tournament."""
+    from cahoots_envs.rllib.train import next_steps
+
+    config = next(load_config(c) for c in CONFIGS if "texas_euchre" in str(c))
+    lines = "\n".join(next_steps(config, tmp_path))
+    policy = tmp_path / "policy.safetensors"
+    for field in config.eval.opponents:
+        assert (f"cahoots eval texas_euchre-v1 -n 4 {policy} --field {field} "
+                f"--games {config.eval.final_games}") in lines
+    assert "heuristic random" not in lines and "cahoots strength texas_euchre" in lines

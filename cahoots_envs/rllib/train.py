@@ -228,26 +228,20 @@ def train(config: RLlibTrainConfig, run_dir: Path, address: str | None = None,
 
 
 def next_steps(config: RLlibTrainConfig, run_dir: Path) -> list[str]:
-    """What to do with a finished run, as commands with its real paths."""
+    """What to do with a finished run, as commands with its real paths (the same evaluation
+    lines as every trainer's: ``training.run.policy_commands``)."""
     from cahoots_envs.policies.envinfo import env_info
+    from cahoots_envs.training.run import policy_commands
 
     info = env_info(config.env_id, config.env_options)
     env = info.env_id.split("/")[-1]
-    policy = shlex.quote(str(run_dir / "policy.safetensors"))
-    players = config.env_options.get("num_players")
-    options = [] if players is None else ["-n", str(players)]
-    for key, value in config.env_options.items():
-        if key not in ("num_players", "reward_mode", "render_mode"):
-            text = str(value).lower() if isinstance(value, bool) or value is None else str(value)
-            options += ["-o", shlex.quote(f"{key}={text}")]
-    opts = "".join(f" {o}" for o in options)
+    policy = run_dir / "policy.safetensors"
     lines = ["", "next (the policy needs numpy alone: either virtual environment will do):"]
-    if info.game_cls.COOPERATIVE:
-        lines.append(f"  cahoots eval {env}{opts} {policy} heuristic     # team win rates")
-    else:
-        lines.append(f"  cahoots eval {env}{opts} {policy} heuristic random     # a tournament")
-    lines += [f"  cahoots play {env}{opts} --opponents {policy}     # play against it",
-              f"  cahoots strength {env} {policy} --games 2000     # the strength table"]
+    lines += policy_commands(info.env_id, dict(config.env_options), policy,
+                             team=bool(info.game_cls.COOPERATIVE), fields=config.eval.opponents,
+                             games=config.eval.final_games)
+    lines.append(f"  cahoots strength {env} {shlex.quote(str(policy))} --games 2000     "
+                 "# the strength table")
     if config.checkpoint:
         lines.append(f"  RLlib checkpoint: {run_dir / 'checkpoint'}")
     return lines

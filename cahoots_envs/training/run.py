@@ -223,28 +223,38 @@ def planned_steps(steps: int, rollout: int) -> int:
 
 def next_steps(config: TrainConfig, run_dir: Path) -> list[str]:
     """What to do with a finished run, as commands with its real paths."""
-    env = config.env_id.split("/")[-1]
-    policy = shlex.quote(str(run_dir / "policy.safetensors"))
-    players = config.env_options.get("num_players")
-    options = [] if players is None else ["-n", str(players)]
-    for key, value in config.env_options.items():
-        if key not in ("num_players", "reward_mode", "render_mode"):  # the last two: not seen
-            text = str(value).lower() if isinstance(value, bool) or value is None else str(value)
-            options += ["-o", shlex.quote(f"{key}={text}")]
-    opts = "".join(f" {o}" for o in options)
     lines = ["", "next (in the virtual environment, e.g. after: source .venv/bin/activate):",
              f"  tensorboard --logdir {shlex.quote(str(run_dir))}     # curves at http://localhost:6006"]
     if (run_dir / "learning_curve.png").is_file():
         lines.append(f"  learning curve: {run_dir / 'learning_curve.png'}")
-    games = config.eval.final_games
-    if config.team:  # a cooperative game: every seat plays the policy (a team against the game)
+    return lines + policy_commands(config.env_id, config.env_options, run_dir / "policy.safetensors",
+                                   team=config.team, fields=config.eval.opponents,
+                                   games=config.eval.final_games)
+
+
+def policy_commands(env_id: str, env_options: dict[str, Any], policy_path: Path, *, team: bool,
+                    fields: list[str], games: int) -> list[str]:
+    """The ``cahoots eval`` / ``cahoots play`` lines for a run's saved policy (every trainer's
+    next steps, RLlib's too): evaluations that compare like with like with the run's final
+    check (one seat against the field in every other seat; a team in a cooperative game)."""
+    env = env_id.split("/")[-1]
+    policy = shlex.quote(str(policy_path))
+    players = env_options.get("num_players")
+    options = [] if players is None else ["-n", str(players)]
+    for key, value in env_options.items():
+        if key not in ("num_players", "reward_mode", "render_mode"):  # the last two: not seen
+            text = str(value).lower() if isinstance(value, bool) or value is None else str(value)
+            options += ["-o", shlex.quote(f"{key}={text}")]
+    opts = "".join(f" {o}" for o in options)
+    lines = []
+    if team:  # a cooperative game: every seat plays the policy (a team against the game)
         lines.append(f"  cahoots eval {env}{opts} {policy} heuristic --games {games}     "
                      "# its team's win rate beside the heuristic team's")
     else:  # one seat against the field in every other seat, as the run's final check
-        for field in config.eval.opponents:
-            lines.append(f"  cahoots eval {env}{opts} {policy} --field {shlex.quote(field)} "
-                         f"--games {games}     # one seat vs {field} in the others, like the "
-                         "check above (other deals: expect a figure within its interval)")
+        for field_spec in fields:
+            lines.append(f"  cahoots eval {env}{opts} {policy} --field {shlex.quote(field_spec)} "
+                         f"--games {games}     # one seat vs {field_spec} in the others, like "
+                         "the check above (other deals: expect a figure within its interval)")
     lines.append(f"  cahoots play {env}{opts} --opponents {policy}     # play against it")
     return lines
 
