@@ -153,3 +153,14 @@ def test_a_config_that_cannot_run_is_one_line_from_the_script(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and ": error: " in err and message in err, err
     assert not (tmp_path / "runs").exists()
+
+
+def test_a_runs_dir_that_is_a_file_is_one_line_before_any_work(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    blocker = tmp_path / "runs"
+    blocker.write_text("not a folder")
+    assert main(["--config", str(ROOT / "configs" / "texas_euchre.yaml"),
+                 "--runs-dir", str(blocker)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"--runs-dir {blocker} is a file; give a folder" in err
+    assert blocker.read_text() == "not a folder"

@@ -52,18 +52,6 @@ def run_name(config: RLlibTrainConfig) -> str:
     return f"{env}__{ALGO}__{config.seed}__{stamp}"
 
 
-def check_runs_dir(runs_dir: Path) -> None:
-    """The folder run folders go in can be made and written (``ConfigError`` if not)."""
-    if runs_dir.exists() and not runs_dir.is_dir():
-        raise ConfigError(f"--runs-dir {runs_dir} is a file; give a folder (made if missing)")
-    existing = runs_dir
-    while not existing.exists():
-        existing = existing.parent
-    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
-        raise ConfigError(f"--runs-dir {runs_dir}: cannot write in {existing}; give a folder "
-                          "you can write to")
-
-
 class CsvLog:
     """A CSV file rewritten with every row, so it is complete whenever the run stops."""
 
@@ -279,6 +267,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.seed is not None:
             config.seed = args.seed
         runs_dir = Path(args.runs_dir)
+        from cahoots_envs.training.run import check_runs_dir
+
         check_runs_dir(runs_dir)
         run_dir = runs_dir / run_name(config)
         command = ("python -m cahoots_envs.rllib.train "

@@ -274,6 +274,18 @@ def limit_blas_threads(threads: int) -> None:
     threadpool_limits(threads, user_api="blas")
 
 
+def check_runs_dir(runs_dir: Path) -> None:
+    """The folder run folders go in can be made and written (``ConfigError`` if not)."""
+    if runs_dir.exists() and not runs_dir.is_dir():
+        raise ConfigError(f"--runs-dir {runs_dir} is a file; give a folder (made if missing)")
+    existing = runs_dir
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+        raise ConfigError(f"--runs-dir {runs_dir}: cannot write in {existing}; give a folder "
+                          "you can write to")
+
+
 def start(config: TrainConfig, run_dir: Path) -> None:
     """Before an algorithm starts: the engine it needs, the run folder, the config echoed."""
     import yaml

@@ -26,6 +26,7 @@ from cahoots_envs.training.algorithms import algorithm
 from cahoots_envs.training.config import ConfigError, TrainConfig, load_config, packaged_configs
 from cahoots_envs.training.run import (
     Evaluator,
+    check_runs_dir,
     finish,
     limit_blas_threads,
     next_steps,
@@ -129,6 +130,7 @@ def _main(argv: list[str] | None = None) -> int:
         config.progress_bar = False
     limit_blas_threads(config.torch_threads)
     if not args.resume:
+        check_runs_dir(Path(args.runs_dir))  # before any work: one line if it cannot be written
         run_dir = Path(args.runs_dir) / run_name(config)
     prog = ("cahoots train" if sys.argv[0].endswith("cahoots train")  # set by cahoots train
             else "python -m cahoots_envs.training.train")
