@@ -127,7 +127,9 @@ def test_the_script_on_the_cluster_exports_a_policy_that_plays_anywhere(
     assert "ray 2.60" in out and "joined auto" in out and "1 env runners" in out
     assert "Illegal move" not in out + done.stderr and "Traceback" not in done.stderr
     policy_path = run_dir / "policy.safetensors"
-    assert f"cahoots eval {ENV_ID} -n 4 {policy_path} heuristic random" in out
+    # the next steps seat the policy once against each evaluation opponent, as the final check
+    for field in ("random", "heuristic"):
+        assert f"cahoots eval {ENV_ID} -n 4 {policy_path} --field {field} --games 24" in out
     assert f"cahoots play {ENV_ID} -n 4 --opponents {policy_path}" in out
     # the logs written as it went, the policy and RLlib's checkpoint
     assert yaml.safe_load((run_dir / "config.yaml").read_text())["total_timesteps"] == 300
