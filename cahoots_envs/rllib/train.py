@@ -97,9 +97,7 @@ class Evaluator:
 
     def record(self, steps: int, results: dict[str, Any]) -> None:
         for name, r in results.items():
-            self.log.add({"timesteps": steps, "opponent": name, "games": r.games,
-                          "win_rate": round(r.win_rate, 4), "ci_low": round(r.ci_low, 4),
-                          "ci_high": round(r.ci_high, 4), "mean_score": round(r.mean_score, 3)})
+            self.log.add(r.eval_row(steps, name))
 
 
 def _get(tree: Any, *keys: str) -> Any:

@@ -38,6 +38,12 @@ class MatchResult:
     def as_dict(self) -> dict[str, Any]:
         return {k: round(v, 4) if isinstance(v, float) else v for k, v in asdict(self).items()}
 
+    def eval_row(self, steps: int, opponent: str) -> dict[str, Any]:
+        """One ``eval.csv`` row (every trainer writes the same columns)."""
+        return {"timesteps": steps, "opponent": opponent, "games": self.games,
+                "win_rate": round(self.win_rate, 4), "ci_low": round(self.ci_low, 4),
+                "ci_high": round(self.ci_high, 4), "mean_score": round(self.mean_score, 3)}
+
     def __str__(self) -> str:
         return (f"{self.win_rate:.3f} [{self.ci_low:.3f}, {self.ci_high:.3f}] over {self.games} "
                 f"games (chance {self.chance:.3f})")

@@ -108,10 +108,7 @@ class Evaluator:
         return results
 
     def record(self, steps: int, results: dict[str, MatchResult]) -> None:
-        for name, r in results.items():
-            self.rows.append({"timesteps": steps, "opponent": name, "games": r.games,
-                              "win_rate": round(r.win_rate, 4), "ci_low": round(r.ci_low, 4),
-                              "ci_high": round(r.ci_high, 4), "mean_score": round(r.mean_score, 3)})
+        self.rows += [r.eval_row(steps, name) for name, r in results.items()]
         with self.path.open("w", newline="") as f:
             writer = csv.DictWriter(f, fieldnames=list(self.rows[0]))
             writer.writeheader()

@@ -20,8 +20,9 @@ import argparse
 import shlex
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
+from cahoots_envs.core.arguments import OneLineParser
 from cahoots_envs.training.algorithms import algorithm
 from cahoots_envs.training.config import ConfigError, TrainConfig, load_config, packaged_configs
 from cahoots_envs.training.run import (
@@ -70,14 +71,6 @@ def _int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected an int, got {text!r}") from None
 
 
-class _OneLineParser(argparse.ArgumentParser):
-    """Usage errors in one line, ``<prog>: error: <what> (see '<prog> --help')``, exit 2 (as the
-    ``cahoots`` command's parser: a mistake on the command line shows no usage block)."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
-
-
 def main(argv: list[str] | None = None) -> int:
     """The training script: a config that cannot run (``ConfigError``) is one line on stderr and
     exit status 2, before any work starts, whether run as a script or through ``cahoots train``
@@ -91,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str] | None = None) -> int:
-    parser = _OneLineParser(description=__doc__.split("\n\n")[0],
+    parser = OneLineParser(description=__doc__.split("\n\n")[0],
                             formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", help="a YAML config file, or the name of a packaged config: "
                         + ", ".join(packaged_configs()))
