@@ -26,6 +26,12 @@ its own stream.
 env moves only the games where an opponent is to move; ``tests/vector_checks.py`` skips games at
 random to check it). ``game(i)`` rebuilds game ``i`` as a reference ``Game`` in the same state.
 
+Every engine declares ``SEGMENTS``, the observation segments its kernels write, in layout order;
+``__init__`` checks them against the game's observation layout (``spec.layout(options)``, the
+reference encoder's) with ``check_layout``, so an engine left behind by a layout change is
+refused with one line naming the segment, and hands the kernels the offsets
+(``segment_offsets``, in ``SEGMENTS`` order).
+
 The helpers here are plain Python (this module does not import numba); the kernels live in the
 game's ``batched.py``, their shared helpers in ``numba_kernels.py``.
 """
@@ -34,12 +40,12 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from cahoots_envs.core.game import Game
-from cahoots_envs.core.layout import OBS_DTYPE
+from cahoots_envs.core.layout import OBS_DTYPE, Layout
 from cahoots_envs.core.spec import GameSpec
 from cahoots_envs.core.text import short_repr
 
@@ -50,12 +56,46 @@ OUTPUT_BUFFERS = ("to_move", "obs", "mask", "rewards", "done", "deal_rewards", "
                   "final_obs", "_final_scores_buf", "_final_obs_buf")
 
 
+def check_layout(layout: Layout, written: Sequence[str], engine: str) -> None:
+    """Raise ``RuntimeError`` (one line, naming the segment) unless ``written``, the segments a
+    batched engine writes in the order it writes them, are the segments of ``layout``, in order:
+    a layout segment the engine does not write (missing), one it writes that the layout lacks
+    (extra), or one it places elsewhere than the layout (misplaced: the offset the engine's order
+    gives it against the layout's). ``engine`` names the engine in the message."""
+    names = [seg.name for seg in layout.segments]
+    fix = f"update {engine}.SEGMENTS and its kernels"
+    for name in written:
+        if written.count(name) > 1:
+            raise RuntimeError(f"{engine} writes observation segment {name!r} twice; {fix}")
+        if name not in layout.offsets:
+            raise RuntimeError(f"{engine} writes observation segment {name!r}, which the "
+                               f"{layout.env_id} layout lacks (extra); {fix}")
+    for name in names:
+        if name not in written:
+            raise RuntimeError(f"the {layout.env_id} observation layout has segment {name!r}, "
+                               f"which {engine} does not write (missing); {fix}")
+    at = 0
+    for name in written:
+        if layout.offsets[name] != at:
+            raise RuntimeError(f"{engine} writes observation segment {name!r} at offset {at}, "
+                               f"the {layout.env_id} layout has it at {layout.offsets[name]} "
+                               f"(misplaced); {fix}")
+        at += layout.segment(name).size
+
+
 class BatchedEngine(abc.ABC):
     """``num_envs`` games of one env in lockstep (see the module docstring).
 
     ``options`` are the resolved game options (``spec.resolve_options``): ``num_players``,
     ``reward_mode`` and every game option. A subclass that does not support an option value
-    raises ``ValueError`` naming it (``unsupported_option`` words it)."""
+    raises ``ValueError`` naming it (``unsupported_option`` words it).
+
+    A subclass sets ``SEGMENTS``: every observation segment its kernels write, in the layout's
+    order (one the layout holds only under some options is left out by ``absent_segments``).
+    ``__init__`` refuses a layout that differs (``check_layout``) and sets ``layout`` and
+    ``segment_offsets``."""
+
+    SEGMENTS: ClassVar[tuple[str, ...]]
 
     to_move: np.ndarray
     obs: np.ndarray
@@ -76,7 +116,9 @@ class BatchedEngine(abc.ABC):
         self.num_players = p = int(options["num_players"])
         self.reward_mode: str = options["reward_mode"]
         self.points_sign = int(spec.rules.POINTS_SIGN)
-        self.obs_size = size = spec.layout(options).size
+        self.layout = spec.layout(options)
+        self.obs_size = size = self.layout.size
+        self.segment_offsets = self._check_segments()
         self.num_actions = int(spec.rules.num_actions(options))
         self.to_move = np.zeros(n, np.int64)
         self.obs = np.zeros((n, size), OBS_DTYPE)
@@ -105,6 +147,26 @@ class BatchedEngine(abc.ABC):
     @abc.abstractmethod
     def game(self, i: int) -> Game:
         """Game ``i`` as a reference ``Game`` object in the same state."""
+
+    # ---- the observation layout ---------------------------------------------------------
+    def absent_segments(self) -> frozenset[str]:
+        """The segments of ``SEGMENTS`` that the layout does not hold under this engine's
+        options (none by default; an engine whose layout drops a segment under some options,
+        e.g. one that exists only with two or more players, overrides this)."""
+        return frozenset()
+
+    def _check_segments(self) -> tuple[int, ...]:
+        """``check_layout`` on what this engine writes under its options; returns the layout
+        offset of each of ``SEGMENTS`` in that order (-1 for an absent one)."""
+        cls = type(self)
+        engine = f"{cls.__module__}.{cls.__qualname__}"
+        segments = getattr(cls, "SEGMENTS", None)
+        if not isinstance(segments, tuple) or not all(isinstance(s, str) for s in segments):
+            raise TypeError(f"{engine} must set SEGMENTS: the names of the observation segments "
+                            f"it writes, in layout order (a tuple of str)")
+        absent = self.absent_segments()
+        check_layout(self.layout, [name for name in segments if name not in absent], engine)
+        return tuple(-1 if name in absent else self.layout.offsets[name] for name in segments)
 
     # ---- helpers for subclasses ---------------------------------------------------------
     def unsupported_option(self, name: str, allowed: str) -> ValueError:

@@ -101,15 +101,16 @@ B_WIDTH = 3 + 3 * MAXP
 H_COVERED_SHIFT, H_DONE_BIT = 7, 1 << 12
 
 # _params entries: the game's shape, then the layout's offsets in ``SEGMENTS`` order
+# (``other_hands`` is absent with one player: its offset is -1 and nothing reads it)
 P_N, P_OPEN, P_DISJ, P_POINTS, P_GOALS = range(5)
 SEGMENTS = (
     "hand", "other_hands", "hand_sizes", "tops", "played", "draw_pile", "my_plays",
-    "play_completes", "goals", "completed", "goal_counts", "to_move", "plays", "played_by",
-    "completed_by", "last_completed",
+    "play_completes", "goals", "completed", "goal_counts", "to_move", "rules", "plays",
+    "played_by", "completed_by", "last_completed",
 )
 P_OFF = 5
 (O_HAND, O_OTHER, O_SIZES, O_TOPS, O_PLAYED, O_DRAW, O_MYPLAYS, O_COMPLETES, O_GOALS,
- O_COMPLETED, O_COUNTS, O_TOMOVE, O_PLAYS, O_PLAYED_BY, O_COMPLETED_BY, O_LAST) = range(
+ O_COMPLETED, O_COUNTS, O_TOMOVE, O_RULES, O_PLAYS, O_PLAYED_BY, O_COMPLETED_BY, O_LAST) = range(
     P_OFF, P_OFF + len(SEGMENTS))
 P_WIDTH = P_OFF + len(SEGMENTS)
 
@@ -346,8 +347,8 @@ def _write_shared(row: np.ndarray, st: np.ndarray, bt: np.ndarray, i: int, seat:
     tm = params[O_TOMOVE]
     if st[i, S_OVER] == 0:
         row[tm + (st[i, S_CUR] - seat) % n] = 1.0
-    row[tm + n] = params[P_OPEN]
-    row[tm + n + 1] = params[P_DISJ]
+    row[params[O_RULES]] = params[P_OPEN]
+    row[params[O_RULES] + 1] = params[P_DISJ]
     _set_bits(row, params[O_LAST], bt[i, B_LAST], 1.0)
 
 
@@ -634,19 +635,19 @@ class Engine(BatchedEngine):
     option of the AEC env is played: 1–4 players, ``difficulty``, ``num_goals``,
     ``multicolour_mode``, ``open_hands`` and both reward modes."""
 
+    SEGMENTS = SEGMENTS
+
     def __init__(self, spec: GameSpec, options: dict[str, Any], num_envs: int) -> None:
-        super().__init__(spec, options, num_envs)
+        super().__init__(spec, options, num_envs)  # checks SEGMENTS against the layout
         n, p = self.num_envs, self.num_players
         mode = options["multicolour_mode"]
-        layout = spec.layout(options)
         params = np.zeros(P_WIDTH, np.int64)
         params[P_N] = p
         params[P_OPEN] = int(bool(options["open_hands"]))
         params[P_DISJ] = int(mode == "disjunctive")
         params[P_POINTS] = int(self.reward_mode == "points")
         params[P_GOALS] = goals_in_game(options)
-        for k, name in enumerate(SEGMENTS):
-            params[P_OFF + k] = layout.offsets.get(name, -1)
+        params[P_OFF:] = self.segment_offsets
         self._params = params
         self._table = goal_table(mode)
         self._scratch = np.zeros(self.num_actions, np.int8)
@@ -658,6 +659,10 @@ class Engine(BatchedEngine):
         self.redeals = np.zeros(n, np.int64)  # auto deals over at the deal, dealt again
         self.rng_state = np.zeros(n, np.uint64)
         self._reset_done = False
+
+    def absent_segments(self) -> frozenset[str]:
+        """One player has no other hands: the layout has no ``other_hands`` then."""
+        return frozenset({"other_hands"}) if self.num_players == 1 else frozenset()
 
     # ---- lifecycle --------------------------------------------------------------------------
     def reset(self, rng_state: np.ndarray, deals: list[Any] | None) -> None:

@@ -44,7 +44,6 @@ from cahoots_envs.games.cahoots_tricks.encoder import (
     GAME_POINTS,
     SUIT_TOTAL_SCALE,
     TRICK_THIRDS,
-    build_layout,
 )
 from cahoots_envs.games.cahoots_tricks.rules import (
     EVEN_BITS,
@@ -791,21 +790,20 @@ class ReplayedSplits:
 class Engine(BatchedEngine):
     """Cahoots (competitive) in lockstep: every player count and option of the AEC env."""
 
+    SEGMENTS = SEGMENTS
+
     def __init__(self, spec: GameSpec, options: dict[str, Any], num_envs: int) -> None:
-        super().__init__(spec, options, num_envs)
+        super().__init__(spec, options, num_envs)  # checks SEGMENTS against the layout
         n = self.num_players
         if n not in (3, 4):
             raise self.unsupported_option("num_players", "3 or 4")
-        layout = build_layout(n)
-        if tuple(seg.name for seg in layout.segments) != SEGMENTS or layout.size != self.obs_size:
-            raise RuntimeError(f"{spec.env_id}: the observation layout changed; update batched.py")
         face = options["scoring"] == "face_value"
         if GAME_POINTS[face] != (288.0 if face else 44.0) or TRICK_THIRDS[face] != (
                 96.0 if face else 12.0):
             raise RuntimeError(f"{spec.env_id}: the encoder's scales changed; update batched.py")
         self._params = np.array(
             [n, face, options["point_split"] == "draft", options["three_way_split"] == "even",
-             self.reward_mode == "points"] + [layout.offsets[name] for name in SEGMENTS],
+             self.reward_mode == "points"] + list(self.segment_offsets),
             np.int64)
         self._max_actions = int(self.rules.max_game_length(options))
         self.zones = np.zeros((num_envs, Z_SIZE), np.uint64)

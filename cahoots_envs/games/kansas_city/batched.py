@@ -595,8 +595,10 @@ class Engine(BatchedEngine):
     4 or 5 players, ``hands`` 1–10 or ``'per_player'``, both ``card_backs``, both reward
     modes."""
 
+    SEGMENTS = SEGMENTS
+
     def __init__(self, spec: GameSpec, options: dict[str, Any], num_envs: int) -> None:
-        super().__init__(spec, options, num_envs)
+        super().__init__(spec, options, num_envs)  # checks SEGMENTS against the layout
         n = self.num_players
         if n not in HAND_SIZE:
             raise self.unsupported_option("num_players", "4 or 5")
@@ -610,7 +612,6 @@ class Engine(BatchedEngine):
         self.hands_total = hands
         self.hand_size = hs = HAND_SIZE[n]
         pass_actions = len(PASS_COMBOS[hs])
-        layout = spec.layout(options)
         params = [0] * (P_OFF + len(SEGMENTS))
         params[P_N] = n
         params[P_HS] = hs
@@ -624,11 +625,10 @@ class Engine(BatchedEngine):
         params[P_NA] = self.num_actions
         params[P_OBS] = self.obs_size
         params[P_LIMIT] = TRICK_LIMIT[n]
-        for k, name in enumerate(SEGMENTS):
-            params[P_OFF + k] = layout.offsets[name]
-        if params[P_NU] + 1 != self.num_actions or len(layout.segments) != len(SEGMENTS):
-            raise RuntimeError("kansas_city batched engine: the action or observation layout "
-                               "changed; update batched.py")
+        params[P_OFF:] = self.segment_offsets
+        if params[P_NU] + 1 != self.num_actions:
+            raise RuntimeError("kansas_city batched engine: the action layout changed; update "
+                               "batched.py")
         self._params = np.array(params, np.int64)
         size = self.num_envs
         self._state = np.zeros((size, S_WIDTH), np.int32)

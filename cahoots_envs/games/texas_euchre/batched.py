@@ -767,13 +767,10 @@ class Engine(BatchedEngine):
     played: 3–6 players, ``target_score``, ``face_card_values``, ``empty_deck_throw_down``,
     ``reverse`` and both reward modes."""
 
+    SEGMENTS = SEGMENTS
+
     def __init__(self, spec: GameSpec, options: dict[str, Any], num_envs: int) -> None:
-        super().__init__(spec, options, num_envs)
-        layout = spec.layout(options)
-        names = tuple(seg.name for seg in layout.segments)
-        if names != SEGMENTS:
-            raise RuntimeError(f"texas_euchre batched engine: the layout's segments {names} are "
-                               f"not the kernel's {SEGMENTS}")
+        super().__init__(spec, options, num_envs)  # checks SEGMENTS against the layout
         p = self.num_players
         if self.num_actions > 256:
             raise RuntimeError("texas_euchre batched engine: action ids must fit _history (uint8)")
@@ -784,7 +781,7 @@ class Engine(BatchedEngine):
                                  int(bool(options["reverse"])),
                                  int(options["reward_mode"] == "points"), HISTORY], np.int64)
         self._values = np.array(FACE_VALUES[options["face_card_values"]], np.int64)
-        self._off = np.array([layout.offsets[name] for name in SEGMENTS], np.int64)
+        self._off = np.array(self.segment_offsets, np.int64)
         self._table = _mask_table(h)
         n = self.num_envs
         self._state = np.zeros((n, S_WIDTH), np.int32)
