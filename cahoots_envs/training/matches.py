@@ -1,15 +1,15 @@
 """Batched matches for evaluation: many games at once, each policy acting on all its games.
 
 ``seat_matches`` puts a candidate in one seat (rotated over games) against one opponent policy in
-every other seat and reports the candidate's win share with a 95% confidence interval. A win is
-a positive ``outcome()`` payoff (the best score); a k-way tie for the win counts 1/k and a full
-tie 1/N (``core.driver.win_shares``, as in ``cahoots eval``), so equally strong players each
-expect exactly 1/N. ``team_matches`` plays a cooperative game with one policy in every seat.
+every other seat and reports the candidate's win share with a 95% confidence interval
+(``core.stats.share_interval``). A win is a positive ``outcome()`` payoff (the best score); a
+k-way tie for the win counts 1/k and a full tie 1/N (``core.driver.win_shares``, as in ``cahoots
+eval``), so equally strong players each expect exactly 1/N. ``team_matches`` plays a cooperative
+game with one policy in every seat.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -18,6 +18,7 @@ import numpy as np
 
 from cahoots_envs.core.driver import RewardRule, win_shares
 from cahoots_envs.core.policy import Policy
+from cahoots_envs.core.stats import share_interval
 from cahoots_envs.errors import IllegalActionError
 from cahoots_envs.policies.envinfo import env_info
 from cahoots_envs.training.tables import Table, advance
@@ -50,11 +51,9 @@ class MatchResult:
 
 
 def _summary(shares: np.ndarray, scores: np.ndarray, outcomes: np.ndarray, chance: float) -> MatchResult:
-    n = len(shares)
-    mean = float(shares.mean())
-    half = 1.96 * float(shares.std(ddof=1)) / math.sqrt(n) if n > 1 else 1.0
-    return MatchResult(n, mean, max(0.0, mean - half), min(1.0, mean + half), chance,
-                       float(scores.mean()), float(outcomes.mean()))
+    mean, low, high = share_interval(shares)
+    return MatchResult(len(shares), mean, low, high, chance, float(scores.mean()),
+                       float(outcomes.mean()))
 
 
 def _play(env_id: str, options: Mapping[str, Any] | None, seatings: list[list[Policy]],
