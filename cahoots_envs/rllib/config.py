@@ -107,6 +107,19 @@ class RLlibTrainConfig:
     resources: ResourceSettings = field(default_factory=ResourceSettings)
     eval: EvalSettings = field(default_factory=EvalSettings)
 
+    # what the shared run plumbing (``cahoots_envs.training.run``) reads besides the fields
+    @property
+    def team(self) -> bool:
+        """A cooperative game: the policy is evaluated as a team in every seat."""
+        from cahoots_envs.policies.envinfo import env_info
+
+        return bool(env_info(self.env_id, self.env_options).game_cls.COOPERATIVE)
+
+    @property
+    def engine(self) -> str:
+        """Evaluations play on the reference engine (the RLlib environment has no numba)."""
+        return "reference"
+
 
 def check(config: RLlibTrainConfig) -> None:
     """Checks beyond types: values that cannot work (``ConfigError``, one line)."""

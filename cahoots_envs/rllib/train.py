@@ -22,8 +22,6 @@ cooperative game: the team win rate), and at the end ``policy.safetensors`` + ``
 from __future__ import annotations
 
 import argparse
-import csv
-import datetime as _dt
 import os
 import shlex
 import sys
@@ -37,67 +35,25 @@ from cahoots_envs.rllib.config import (
     RLlibTrainConfig,
     load_config,
     ppo_config_from,
-    to_dict,
     trained_policy,
 )
 from cahoots_envs.training.config import ConfigError
+from cahoots_envs.training.run import (
+    CsvLog,
+    Evaluator,
+    Trained,
+    check_runs_dir,
+    finish,
+    policy_commands,
+    result_lines,
+    run_name,
+    start,
+)
 
-ALGO = "rllib_ppo"
+ALGO = "rllib_ppo"  # its part of a run folder's name
 ALGORITHM = "PPO (RLlib {ray}, new API stack) self-play, mode {mode}"
-
-
-def run_name(config: RLlibTrainConfig) -> str:
-    env = config.env_id.split("/")[-1]
-    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-    return f"{env}__{ALGO}__{config.seed}__{stamp}"
-
-
-class CsvLog:
-    """A CSV file rewritten with every row, so it is complete whenever the run stops."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.rows: list[dict[str, Any]] = []
-
-    def add(self, row: dict[str, Any]) -> None:
-        self.rows.append(row)
-        fields = list(dict.fromkeys(k for r in self.rows for k in r))
-        with self.path.open("w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=fields)
-            writer.writeheader()
-            writer.writerows(self.rows)
-
-
-class Evaluator:
-    """The exported (numpy, greedy) policy against each opponent through
-    ``cahoots_envs.training.matches``: one seat, rotated (competitive games), or the policy in
-    every seat (cooperative games); rows go to ``eval.csv``."""
-
-    def __init__(self, config: RLlibTrainConfig, run_dir: Path) -> None:
-        from cahoots_envs.policies.envinfo import env_info
-        from cahoots_envs.policies.loading import load_policy
-
-        self.config = config
-        info = env_info(config.env_id, config.env_options)
-        self.cooperative = bool(info.game_cls.COOPERATIVE)
-        self.opponents: dict[str, Any] = {} if self.cooperative else {
-            spec: load_policy(spec, info.env_id, config.env_options, seed=config.seed + 7)
-            for spec in config.eval.opponents
-        }
-        self.log = CsvLog(run_dir / "eval.csv")
-
-    def evaluate(self, policy: Any, games: int, seed: int) -> dict[str, Any]:
-        from cahoots_envs.training.matches import seat_matches, team_matches
-
-        env_id, options = self.config.env_id, self.config.env_options
-        if self.cooperative:
-            return {"team": team_matches(env_id, policy, games, options, seed=seed)}
-        return {name: seat_matches(env_id, policy, opponent, games, options, seed=seed)
-                for name, opponent in self.opponents.items()}
-
-    def record(self, steps: int, results: dict[str, Any]) -> None:
-        for name, r in results.items():
-            self.log.add(r.eval_row(steps, name))
+# the run plumbing every trainer shares, importable from here as before
+__all__ = ["ALGO", "CsvLog", "Evaluator", "main", "next_steps", "progress_row", "train"]
 
 
 def _get(tree: Any, *keys: str) -> Any:
@@ -151,81 +107,78 @@ def connect(address: str | None) -> None:
 
 def train(config: RLlibTrainConfig, run_dir: Path, address: str | None = None,
           command: str = "") -> dict[str, Any]:
+    """One run on the shared run plumbing (``cahoots_envs.training.run``): the run folder and
+    config, RLlib's training iterations with evaluations, then the final check, the saved policy
+    and the curve (``run.finish``), RLlib's checkpoint beside them."""
     import ray
     import torch
-    import yaml
-
-    from cahoots_envs.rllib.export import export, module_of, policy_from_module
 
     torch.set_num_threads(config.resources.torch_threads)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    print(f"run folder: {run_dir}", flush=True)
-    (run_dir / "config.yaml").write_text(yaml.safe_dump(to_dict(config), sort_keys=False))
+    start(config, run_dir)
     connect(address)
     cluster = ray.cluster_resources()
     print(f"ray {ray.__version__}: {'joined ' + address if address else 'started here'}, "
           f"{cluster.get('CPU', 0):g} CPUs in the cluster, "
           f"{config.resources.num_env_runners} env runners", flush=True)
     algo = ppo_config_from(config).build_algo()
+    evaluator = Evaluator(config, run_dir)
+    try:
+        trained = train_algorithm(config, run_dir, algo, evaluator)
+        return finish(config, run_dir, trained, evaluator, command)
+    finally:
+        algo.stop()
+
+
+def train_algorithm(config: RLlibTrainConfig, run_dir: Path, algo: Any,
+                    evaluator: Evaluator) -> Trained:
+    """RLlib's training iterations until ``total_timesteps`` env steps (or ``time_limit``), with
+    a row of ``progress.csv`` each and an evaluation every ``eval.every``: the trained module
+    exported to numpy, handed back as a ``Trained``."""
+    import ray
+
+    from cahoots_envs.rllib.export import module_of, policy_from_module
+
     module_id = trained_policy(config.self_play.mode)
     progress = CsvLog(run_dir / "progress.csv")
-    evaluator = Evaluator(config, run_dir)
     t0 = time.time()
     steps = 0
     iteration = 0
-    try:
-        while steps < config.total_timesteps and not (
-                config.time_limit and time.time() - t0 >= config.time_limit):
-            result = algo.train()
-            iteration = int(result.get("training_iteration", iteration + 1))
-            row = progress_row(result, module_id, time.time() - t0, 0)
-            steps = row["env_steps"]
-            progress.add(row)
-            print(f"[iteration {iteration}, {steps:,} steps, {row['seconds']:.0f}s, "
-                  f"{row['steps_per_second']} steps/s] return {row['episode_return_mean']}",
-                  flush=True)
-            if config.eval.every and iteration % config.eval.every == 0:
-                policy = policy_from_module(module_of(algo, module_id))
-                results = evaluator.evaluate(policy, config.eval.games, seed=config.seed + steps)
-                evaluator.record(steps, results)
-                print("  eval: " + ", ".join(f"vs {k} {r.win_rate:.3f}"
-                                             for k, r in results.items()), flush=True)
-        train_seconds = time.time() - t0
-        policy = policy_from_module(module_of(algo, module_id))
-        results = evaluator.evaluate(policy, config.eval.final_games, seed=config.seed + 10**9)
-        evaluator.record(steps, results)
-        evaluation = {name: {**r.as_dict(), "opponent": name, "seats": "rotated",
-                             "deterministic": True} for name, r in results.items()}
-        training = {
-            "algorithm": ALGORITHM.format(ray=ray.__version__, mode=config.self_play.mode),
-            "command": command, "config": to_dict(config), "seed": config.seed,
-            "timesteps": steps, "iterations": iteration, "train_seconds": round(train_seconds, 1),
-            "run": run_dir.name, "module": module_id,
-        }
-        meta = export(algo, run_dir / "policy.safetensors", config.env_id, config.env_options,
-                      module_id=module_id, name=run_dir.name, description=config.description,
-                      training=training, evaluation=evaluation)
+    while steps < config.total_timesteps and not (
+            config.time_limit and time.time() - t0 >= config.time_limit):
+        result = algo.train()
+        iteration = int(result.get("training_iteration", iteration + 1))
+        row = progress_row(result, module_id, time.time() - t0, 0)
+        steps = row["env_steps"]
+        progress.add(row)
+        print(f"[iteration {iteration}, {steps:,} steps, {row['seconds']:.0f}s, "
+              f"{row['steps_per_second']} steps/s] return {row['episode_return_mean']}",
+              flush=True)
+        if config.eval.every and iteration % config.eval.every == 0:
+            policy = policy_from_module(module_of(algo, module_id))
+            results = evaluator.evaluate(policy, config.eval.games, seed=config.seed + steps)
+            evaluator.record(steps, results)
+            print("  eval: " + ", ".join(f"vs {k} {r.win_rate:.3f}"
+                                         for k, r in results.items()), flush=True)
+
+    def checkpoint(_meta: dict[str, Any]) -> None:
         if config.checkpoint:
             algo.save_to_path(str((run_dir / "checkpoint").resolve()))
-    finally:
-        algo.stop()
-    return {"run_dir": str(run_dir), "results": results, "metadata": meta, "steps": steps,
-            "seconds": train_seconds}
+
+    return Trained(
+        learner=policy_from_module(module_of(algo, module_id)), timesteps=steps,
+        seconds=time.time() - t0,
+        description=ALGORITHM.format(ray=ray.__version__, mode=config.self_play.mode),
+        metadata={"iterations": iteration, "module": module_id}, export=checkpoint)
 
 
 def next_steps(config: RLlibTrainConfig, run_dir: Path) -> list[str]:
     """What to do with a finished run, as commands with its real paths (the same evaluation
     lines as every trainer's: ``training.run.policy_commands``)."""
-    from cahoots_envs.policies.envinfo import env_info
-    from cahoots_envs.training.run import policy_commands
-
-    info = env_info(config.env_id, config.env_options)
-    env = info.env_id.split("/")[-1]
+    env = config.env_id.split("/")[-1]
     policy = run_dir / "policy.safetensors"
     lines = ["", "next (the policy needs numpy alone: either virtual environment will do):"]
-    lines += policy_commands(info.env_id, dict(config.env_options), policy,
-                             team=bool(info.game_cls.COOPERATIVE), fields=config.eval.opponents,
-                             games=config.eval.final_games)
+    lines += policy_commands(config.env_id, dict(config.env_options), policy, team=config.team,
+                             fields=config.eval.opponents, games=config.eval.final_games)
     lines.append(f"  cahoots strength {env} {shlex.quote(str(policy))} --games 2000     "
                  "# the strength table")
     if config.checkpoint:
@@ -265,24 +218,18 @@ def main(argv: list[str] | None = None) -> int:
         if args.seed is not None:
             config.seed = args.seed
         runs_dir = Path(args.runs_dir)
-        from cahoots_envs.training.run import check_runs_dir
-
         check_runs_dir(runs_dir)
-        run_dir = runs_dir / run_name(config)
+        run_dir = runs_dir / run_name(config, ALGO)
         command = ("python -m cahoots_envs.rllib.train "
                    + " ".join(shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv)))
         out = train(config, run_dir, address=args.address, command=command)
     except (ConfigError, PolicyFileError, IncompatiblePolicyError) as exc:
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)
         return 2
-    print(f"\nrun folder: {out['run_dir']}")
-    print(f"saved policy: {run_dir / 'policy.safetensors'}")
-    print(f"learner steps: {out['steps']:,} in {out['seconds']:.0f}s "
-          f"({out['steps'] / max(out['seconds'], 1e-9):.0f} steps/s)")
-    for name, r in out["results"].items():
-        what = "team win rate" if name == "team" else f"win share in one seat vs {name} opponents"
-        print(f"{what}: {r}")
-    print("\n".join(next_steps(config, run_dir)))
+    lines = result_lines(out)
+    lines.insert(2, f"learner steps: {out['timesteps']:,} in {out['seconds']:.0f}s "
+                    f"({out['timesteps'] / max(out['seconds'], 1e-9):.0f} steps/s)")
+    print("\n".join(lines + next_steps(config, run_dir)))
     return 0
 
 

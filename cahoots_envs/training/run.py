@@ -1,6 +1,7 @@
-"""Run plumbing shared by every training algorithm: the run folder, the evaluations during
-training and at the end (the trained policy beside the clone it started from, on the same
-games), the saved policy, the learning curve and the next-step commands.
+"""Run plumbing shared by every training algorithm (MaskablePPO, RLlib's PPO and any registered
+one): the run folder, the evaluations during training and at the end (the trained policy beside
+the clone it started from, on the same games), the saved policy, the learning curve and the
+next-step commands.
 
 An algorithm (``cahoots_envs.training.algorithms``) trains and hands back a ``Trained``; this
 module does the rest, the same way for every algorithm.
@@ -9,6 +10,7 @@ module does the rest, the same way for every algorithm.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import datetime as _dt
 import json
 import os
@@ -17,14 +19,14 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from cahoots_envs.core.policy import Policy
 from cahoots_envs.policies.loading import builtin_specs, load_policy
 from cahoots_envs.policies.network import MLPPolicy
 from cahoots_envs.policies.saved import save_policy
 from cahoots_envs.policies.scoring import ActionScoringPolicy
-from cahoots_envs.training.config import ConfigError, TrainConfig, to_dict
+from cahoots_envs.training.config import ConfigError
 from cahoots_envs.training.matches import (
     MatchResult,
     batched_available,
@@ -35,6 +37,53 @@ from cahoots_envs.training.matches import (
 
 # the policy a run's self-play started from (its behaviour clone), a saved policy
 CLONE = Path("checkpoints") / "cloned.safetensors"
+
+
+class EvalSettings(Protocol):
+    @property
+    def opponents(self) -> list[str]: ...
+    @property
+    def final_games(self) -> int: ...
+
+
+class RunConfig(Protocol):
+    """What the run plumbing reads of a run's config: ``TrainConfig`` (``cahoots train``) and
+    ``RLlibTrainConfig`` (``python -m cahoots_envs.rllib.train``) both offer it."""
+
+    @property
+    def env_id(self) -> str: ...
+    @property
+    def env_options(self) -> dict[str, Any]: ...
+    @property
+    def seed(self) -> int: ...
+    @property
+    def description(self) -> str: ...
+    @property
+    def team(self) -> bool: ...  # a cooperative game: the policy plays every seat
+    @property
+    def engine(self) -> str: ...  # "batched" or "reference": where evaluations play
+    @property
+    def eval(self) -> EvalSettings: ...
+
+
+class CsvLog:
+    """A CSV file rewritten with every row, so it is complete whenever the run stops (rows it
+    held already, e.g. before ``--resume``, are kept)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.rows: list[dict[str, Any]] = []
+        if path.is_file():
+            with path.open() as f:
+                self.rows = list(csv.DictReader(f))
+
+    def add(self, *rows: dict[str, Any]) -> None:
+        self.rows += rows
+        fields = list(dict.fromkeys(k for r in self.rows for k in r))
+        with self.path.open("w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=fields)
+            writer.writeheader()
+            writer.writerows(self.rows)
 
 
 @dataclass
@@ -54,16 +103,20 @@ class Trained:
     close: Callable[[], None] | None = None
 
 
-def run_name(config: TrainConfig) -> str:
-    """``<env>__<algorithm tag>__<seed>__<time>`` (MaskablePPO's tag is ``maskableppo``)."""
-    from cahoots_envs.training.algorithms import algorithm
+def config_dict(config: RunConfig) -> dict[str, Any]:
+    """The config as written to ``config.yaml`` and recorded in the saved policy."""
+    return dataclasses.asdict(config)  # type: ignore[call-overload]
 
+
+def run_name(config: RunConfig, tag: str) -> str:
+    """``<env>__<algorithm tag>__<seed>__<time>`` (MaskablePPO's tag is ``maskableppo``,
+    RLlib's ``rllib_ppo``)."""
     env = config.env_id.split("/")[-1]
     stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-    return f"{env}__{algorithm(config.algorithm).tag}__{config.seed}__{stamp}"
+    return f"{env}__{tag}__{config.seed}__{stamp}"
 
 
-def available_opponents(config: TrainConfig, wanted: list[str]) -> list[str]:
+def available_opponents(config: RunConfig, wanted: list[str]) -> list[str]:
     have = builtin_specs(config.env_id)
     out = []
     for spec in wanted:
@@ -77,14 +130,10 @@ def available_opponents(config: TrainConfig, wanted: list[str]) -> list[str]:
 class Evaluator:
     """Greedy learner against each evaluation opponent; rows go to ``eval.csv``."""
 
-    def __init__(self, config: TrainConfig, run_dir: Path) -> None:
+    def __init__(self, config: RunConfig, run_dir: Path) -> None:
         self.config = config
-        self.path = run_dir / "eval.csv"
+        self.log = CsvLog(run_dir / "eval.csv")
         self.specs = [] if config.team else available_opponents(config, config.eval.opponents)
-        self.rows: list[dict[str, Any]] = []
-        if self.path.is_file():
-            with self.path.open() as f:
-                self.rows = list(csv.DictReader(f))
 
     def opponents(self, seed: int) -> dict[str, Any]:
         """The evaluation opponents, loaded afresh for each evaluation and seeded by it: two
@@ -108,11 +157,7 @@ class Evaluator:
         return results
 
     def record(self, steps: int, results: dict[str, MatchResult]) -> None:
-        self.rows += [r.eval_row(steps, name) for name, r in results.items()]
-        with self.path.open("w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=list(self.rows[0]))
-            writer.writeheader()
-            writer.writerows(self.rows)
+        self.log.add(*(r.eval_row(steps, name) for name, r in results.items()))
 
 
 def steps_label(steps: float) -> str:
@@ -123,7 +168,13 @@ def steps_label(steps: float) -> str:
     return f"{steps:.4g}"
 
 
-def plot_learning_curve(run_dir: Path, config: TrainConfig) -> Path | None:
+# (steps, mean episode reward) columns of the algorithms' progress.csv: SB3's, this package's
+# RLlib trainer's
+PROGRESS_COLUMNS = (("time/total_timesteps", "rollout/ep_rew_mean"),
+                    ("env_steps", "episode_return_mean"))
+
+
+def plot_learning_curve(run_dir: Path, config: RunConfig) -> Path | None:
     """Win rate per evaluation opponent and mean episode reward against learner steps."""
     try:
         import matplotlib
@@ -156,14 +207,16 @@ def plot_learning_curve(run_dir: Path, config: TrainConfig) -> Path | None:
     title = f"{config.env_id}: evaluation"
     ax1.set_title(title)
     ax1.legend()
-    rows = []
+    curve: list[tuple[int, float]] = []
     for progress in sorted(run_dir.glob("progress*.csv")):  # progress_until_*.csv: before --resume
         with progress.open() as f:
-            rows += [r for r in csv.DictReader(f) if r.get("rollout/ep_rew_mean")]
-    rows.sort(key=lambda r: int(r["time/total_timesteps"]))
-    if rows:
-        ax2.plot([int(r["time/total_timesteps"]) for r in rows],
-                 [float(r["rollout/ep_rew_mean"]) for r in rows])
+            for r in csv.DictReader(f):
+                for steps, reward in PROGRESS_COLUMNS:
+                    if r.get(reward) and r.get(steps):
+                        curve.append((int(r[steps]), float(r[reward])))
+    if curve:
+        curve.sort()
+        ax2.plot([x for x, _ in curve], [y for _, y in curve])
     ax2.set_xlabel("learner steps")
     ax2.set_ylabel("mean episode reward (training pool)")
     ax2.set_title("training reward")
@@ -199,7 +252,7 @@ def overlap_note(before: MatchResult, after: MatchResult) -> str:
             + ("do not overlap" if apart else "overlap: not a clear change"))
 
 
-def check_engine(config: TrainConfig) -> None:
+def check_engine(config: RunConfig) -> None:
     """``engine: batched`` needs numba and a game with a batched engine: one line saying what
     to do otherwise, before any work starts."""
     if config.engine != "batched" or batched_available(config.env_id, config.env_options):
@@ -218,7 +271,7 @@ def planned_steps(steps: int, rollout: int) -> int:
     return -(-max(steps, 0) // rollout) * rollout
 
 
-def next_steps(config: TrainConfig, run_dir: Path) -> list[str]:
+def next_steps(config: RunConfig, run_dir: Path) -> list[str]:
     """What to do with a finished run, as commands with its real paths."""
     lines = ["", "next (in the virtual environment, e.g. after: source .venv/bin/activate):",
              f"  tensorboard --logdir {shlex.quote(str(run_dir))}     # curves at http://localhost:6006"]
@@ -283,17 +336,17 @@ def check_runs_dir(runs_dir: Path) -> None:
                           "you can write to")
 
 
-def start(config: TrainConfig, run_dir: Path) -> None:
+def start(config: RunConfig, run_dir: Path) -> None:
     """Before an algorithm starts: the engine it needs, the run folder, the config echoed."""
     import yaml
 
     check_engine(config)
     run_dir.mkdir(parents=True, exist_ok=True)
     print(f"run folder: {run_dir}", flush=True)
-    (run_dir / "config.yaml").write_text(yaml.safe_dump(to_dict(config), sort_keys=False))
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(config_dict(config), sort_keys=False))
 
 
-def finish(config: TrainConfig, run_dir: Path, trained: Trained, evaluator: Evaluator,
+def finish(config: RunConfig, run_dir: Path, trained: Trained, evaluator: Evaluator,
            command: str) -> dict[str, Any]:
     """After an algorithm: the final check (``eval.final_games`` per opponent, and the clone it
     started from on the same games), the saved policy with both in its metadata, the
@@ -314,7 +367,7 @@ def finish(config: TrainConfig, run_dir: Path, trained: Trained, evaluator: Eval
     training = {
         "algorithm": trained.description,
         "command": command,
-        "config": to_dict(config),
+        "config": config_dict(config),
         "seed": config.seed,
         "timesteps": trained.timesteps,
         "train_seconds": round(trained.seconds, 1),
@@ -329,4 +382,20 @@ def finish(config: TrainConfig, run_dir: Path, trained: Trained, evaluator: Eval
     plot_learning_curve(run_dir, config)
     if trained.close is not None:
         trained.close()
-    return {"run_dir": str(run_dir), "results": results, "before": before, "metadata": meta}
+    return {"run_dir": str(run_dir), "results": results, "before": before, "metadata": meta,
+            "timesteps": trained.timesteps, "seconds": trained.seconds}
+
+
+def result_lines(out: dict[str, Any]) -> list[str]:
+    """What every trainer prints at the end of a run (``out``: what ``finish`` returned): the
+    run folder, the saved policy, the final check and, beside it, the clone it started from."""
+    run_dir = Path(out["run_dir"])
+    lines = [f"\nrun folder: {run_dir}", f"saved policy: {run_dir / 'policy.safetensors'}"]
+    for name, r in out["results"].items():
+        what = "team win rate" if name == "team" else f"win share in one seat vs {name} opponents"
+        lines.append(f"{what}: {r}")
+        if name in out["before"]:
+            b = out["before"][name]
+            lines.append(f"  the clone it started from, same games: {b.win_rate:.3f} "
+                         f"[{b.ci_low:.3f}, {b.ci_high:.3f}]; {overlap_note(b, r)}")
+    return lines

@@ -31,7 +31,7 @@ from cahoots_envs.training.run import (
     finish,
     limit_blas_threads,
     next_steps,
-    overlap_note,
+    result_lines,
     run_name,
     start,
 )
@@ -124,21 +124,12 @@ def _main(argv: list[str] | None = None) -> int:
     limit_blas_threads(config.torch_threads)
     if not args.resume:
         check_runs_dir(Path(args.runs_dir))  # before any work: one line if it cannot be written
-        run_dir = Path(args.runs_dir) / run_name(config)
+        run_dir = Path(args.runs_dir) / run_name(config, algorithm(config.algorithm).tag)
     prog = ("cahoots train" if sys.argv[0].endswith("cahoots train")  # set by cahoots train
             else "python -m cahoots_envs.training.train")
     command = f"{prog} " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
     out = train(config, run_dir, resume=bool(args.resume), command=command)
-    print(f"\nrun folder: {out['run_dir']}")
-    print(f"saved policy: {run_dir / 'policy.safetensors'}")
-    for name, r in out["results"].items():
-        what = "team win rate" if name == "team" else f"win share in one seat vs {name} opponents"
-        print(f"{what}: {r}")
-        if name in out["before"]:
-            b = out["before"][name]
-            print(f"  the clone it started from, same games: {b.win_rate:.3f} [{b.ci_low:.3f}, "
-                  f"{b.ci_high:.3f}]; {overlap_note(b, r)}")
-    print("\n".join(next_steps(config, run_dir)))
+    print("\n".join(result_lines(out) + next_steps(config, run_dir)))
     return 0
 
 
