@@ -317,9 +317,21 @@ def test_an_unexpected_error_keeps_its_traceback(monkeypatch) -> None:
     def broken(args: Any) -> int:
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(cli, "cmd_list", broken)
+    import dataclasses
+
+    monkeypatch.setattr(cli, "COMMANDS", tuple(
+        dataclasses.replace(c, run=broken) if c.name == "list" else c for c in cli.COMMANDS))
     with pytest.raises(RuntimeError, match="a bug"):
         cli.main(["list"])
+
+
+def test_every_command_module_in_the_cli_folder_is_a_command_in_help_order() -> None:
+    """A command is one file, cli/<name>_cmd.py: found there with no edit elsewhere."""
+    folder = Path(cli.__file__).parent
+    assert sorted(c.name for c in cli.COMMANDS) == sorted(
+        p.name.removesuffix("_cmd.py") for p in folder.glob("*_cmd.py"))
+    assert [c.name for c in cli.COMMANDS] == [
+        "list", "play", "eval", "train", "strength", "bench", "replay"]
 
 
 def test_version_and_python_m_cahoots_envs(capsys, monkeypatch) -> None:

@@ -30,7 +30,9 @@ DYNAMIC_IMPORTS = {"import_module", "__import__", "find_spec"}
 # modules that import what a GameSpec member names (a path given by the spec, not built)
 SPEC_NAMED_IMPORTS = {"cahoots_envs.vector.engine",
                       # imports the module a registered algorithm's entry names ("module:function")
-                      "cahoots_envs.training.algorithms"}
+                      "cahoots_envs.training.algorithms",
+                      # imports its own command modules, cli/*_cmd.py, found in its folder
+                      "cahoots_envs.cli"}
 # the one core module that may import numba (only games' batched modules and vector import it)
 CORE_NUMBA = "cahoots_envs.core.numba_kernels"
 

@@ -8,26 +8,17 @@ without them; ``train`` needs the ``train`` extra; ``strength`` needs no extra. 
 mistake (``UsageError``, a bad config, an unreadable policy file) is one line on stderr with exit status 2; a bug keeps its traceback.
 
 Each command is one module, ``cli/<name>_cmd.py``, whose ``COMMAND`` (``common.Command``) adds
-its sub-parser and runs it; ``COMMANDS`` lists them in the order ``cahoots --help`` shows them.
-A new command is one new module, imported here and added to that list. What several commands
-share is in ``cli/common.py``.
+its sub-parser and runs it; ``COMMANDS`` holds them in the order ``cahoots --help`` shows them
+(``Command.order``). A new command is one new module in this folder: it is found there, with no
+edit elsewhere. What several commands share is in ``cli/common.py``.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
-from cahoots_envs.cli import (
-    bench_cmd,
-    eval_cmd,
-    list_cmd,
-    play_cmd,
-    replay_cmd,
-    strength_cmd,
-    train_cmd,
-)
 from cahoots_envs.cli.bench_cmd import MAX_SECONDS, bench_parser, cmd_bench
 from cahoots_envs.cli.common import (
     POLICY_SPECS,
@@ -50,19 +41,25 @@ from cahoots_envs.core.arguments import OneLineParser
 
 __all__ = ["COMMANDS", "MAX_GAMES", "MAX_SECONDS", "MAX_STRENGTH_GAMES", "POLICY_SPECS", "PROG",
            "Command", "UsageError", "bench_parser", "build_parser", "check_env", "cmd_bench",
-           "cmd_eval", "cmd_list", "cmd_play", "cmd_replay", "cmd_strength", "cmd_train", "main",
-           "max_workers", "parse_options", "parse_variant"]
+           "cmd_eval", "cmd_list", "cmd_play", "cmd_replay", "cmd_strength", "cmd_train",
+           "commands", "main", "max_workers", "parse_options", "parse_variant"]
 
-# the commands, in the order 'cahoots --help' lists them
-COMMANDS: tuple[Command, ...] = (
-    list_cmd.COMMAND,
-    play_cmd.COMMAND,
-    eval_cmd.COMMAND,
-    train_cmd.COMMAND,
-    strength_cmd.COMMAND,
-    bench_cmd.COMMAND,
-    replay_cmd.COMMAND,
-)
+
+def commands() -> tuple[Command, ...]:
+    """Every command: the ``COMMAND`` of each ``cli/*_cmd.py`` module of this package, in
+    ``Command.order`` (the order ``cahoots --help`` lists them)."""
+    import importlib
+    import pkgutil
+
+    found = []
+    for info in pkgutil.iter_modules(__path__):
+        if info.name.endswith("_cmd"):
+            module = importlib.import_module(f"{__name__}.{info.name}")
+            found.append(module.COMMAND)
+    return tuple(sorted(found, key=lambda c: (c.order, c.name)))
+
+
+COMMANDS = commands()
 
 
 def _expected_errors() -> tuple[type[BaseException], ...]:
@@ -100,16 +97,8 @@ def build_parser() -> argparse.ArgumentParser:
                         version=f"{PROG} (cahoots-envs) {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="<command>")
     for command in COMMANDS:
-        command.add_parser(sub, command.name).set_defaults(func=_runner(command))
+        command.add_parser(sub, command.name).set_defaults(func=command.run)
     return parser
-
-
-def _runner(command: Command) -> Callable[[argparse.Namespace], int]:
-    """What runs ``command``: this package's ``cmd_<name>`` when it has one (the runners of the
-    first seven commands, re-exported under their old names; replacing one here, as a test does,
-    takes effect), else the command's own ``run``."""
-    runner = globals().get(f"cmd_{command.name}")
-    return runner if callable(runner) else command.run
 
 
 def main(argv: Sequence[str] | None = None) -> int:

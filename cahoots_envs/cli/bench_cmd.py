@@ -87,4 +87,5 @@ def add_parser(sub: SubParsers, name: str) -> argparse.ArgumentParser:
 
 
 COMMAND = Command("bench", add_parser, cmd_bench,
-                  PassOn(own=("--quick",), valued=("--seconds",)))  # its own; the rest handed on
+                  PassOn(own=("--quick",), valued=("--seconds",)),  # its own; the rest handed on
+                  order=60)

@@ -65,14 +65,15 @@ class PassOn:
 
 @dataclass(frozen=True)
 class Command:
-    """One ``cahoots`` command, defined by its own module (``cli/<name>_cmd.py``) and listed in
-    ``cahoots_envs.cli.COMMANDS``: ``add_parser(sub, name)`` adds its sub-parser (help text,
-    arguments) and returns it, ``run(args)`` runs it and returns the exit status."""
+    """One ``cahoots`` command, defined by its own module (``cli/<name>_cmd.py``, found there by
+    ``cahoots_envs.cli``): ``add_parser(sub, name)`` adds its sub-parser (help text, arguments)
+    and returns it, ``run(args)`` runs it and returns the exit status."""
 
     name: str
     add_parser: Callable[[SubParsers, str], argparse.ArgumentParser]
     run: Callable[[argparse.Namespace], int]
     pass_on: PassOn | None = None
+    order: int = 100  # where ``cahoots --help`` lists it (lower first; ties by name)
 
 
 class Formatter(argparse.RawDescriptionHelpFormatter):

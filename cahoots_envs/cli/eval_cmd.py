@@ -111,4 +111,4 @@ def add_parser(sub: SubParsers, name: str) -> argparse.ArgumentParser:
     return p
 
 
-COMMAND = Command("eval", add_parser, cmd_eval)
+COMMAND = Command("eval", add_parser, cmd_eval, order=30)

@@ -120,4 +120,4 @@ def add_parser(sub: SubParsers, name: str) -> argparse.ArgumentParser:
     return p
 
 
-COMMAND = Command("list", add_parser, cmd_list)
+COMMAND = Command("list", add_parser, cmd_list, order=10)

@@ -73,4 +73,4 @@ def add_parser(sub: SubParsers, name: str) -> argparse.ArgumentParser:
     return p
 
 
-COMMAND = Command("play", add_parser, cmd_play)
+COMMAND = Command("play", add_parser, cmd_play, order=20)

@@ -115,4 +115,4 @@ def add_parser(sub: SubParsers, name: str) -> argparse.ArgumentParser:
     return p
 
 
-COMMAND = Command("replay", add_parser, cmd_replay)
+COMMAND = Command("replay", add_parser, cmd_replay, order=70)

@@ -89,4 +89,4 @@ def add_parser(sub: SubParsers, name: str) -> argparse.ArgumentParser:
     return p
 
 
-COMMAND = Command("strength", add_parser, cmd_strength)
+COMMAND = Command("strength", add_parser, cmd_strength, order=50)

@@ -56,4 +56,4 @@ def add_parser(sub: SubParsers, name: str) -> argparse.ArgumentParser:
     return p
 
 
-COMMAND = Command("train", add_parser, cmd_train, PassOn())
+COMMAND = Command("train", add_parser, cmd_train, PassOn(), order=40)
