@@ -77,6 +77,14 @@ def test_results_hold_rates_scores_head_to_head_and_ratings(tmp_path) -> None:
     assert png.read_bytes()[:4] == b"\x89PNG"
 
 
+def test_the_chart_of_a_policy_that_never_won(tmp_path) -> None:
+    """A share of 0 gets a Wilson low end of about 1e-17 from rounding: the chart still draws."""
+    result = run_tournament("kansas_city", ["heuristic", "random", "zoo:kansas_city"],
+                            num_games=6, seed=3)
+    assert min(s.win_rate for s in result.stats) == 0.0
+    assert result.plot(tmp_path / "r.png").read_bytes()[:4] == b"\x89PNG"
+
+
 def test_cooperative_tournament_rates_teams_against_the_game(tmp_path) -> None:
     result = run_tournament("cahoots_coop", ["heuristic", "random"], num_games=4, seed=2,
                             options={"num_players": 2, "num_goals": 3}, log_dir=tmp_path)

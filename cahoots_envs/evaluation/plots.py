@@ -36,7 +36,10 @@ def plot_tournament(result: TournamentResult, path: str | Path) -> Path:
     wr = np.array([s.win_rate for s in stats])
     lo = np.array([s.win_rate_ci[0] for s in stats])
     hi = np.array([s.win_rate_ci[1] for s in stats])
-    ax.errorbar(wr, y, xerr=[wr - lo, hi - wr], fmt="s", color="tab:green", capsize=4)
+    # rounding can leave an end a hair past the rate (a share of 0 gets a low end of ~1e-17):
+    # matplotlib refuses negative bar lengths
+    xerr = np.clip([wr - lo, hi - wr], 0.0, None)
+    ax.errorbar(wr, y, xerr=xerr, fmt="s", color="tab:green", capsize=4)
     ax.set_yticks(y, names)
     ax.set_xlim(0, 1)
     ax.set_xlabel("win rate (95% Wilson interval)")
