@@ -166,6 +166,9 @@ class SearchPolicy(BasePolicy):
         self.name = f"search:{self.blueprint_spec}"
         self.size = info.layout.size
         self.stats = SearchStats()
+        # the last decision's search, for tests: (legal moves, values[world, move]); None if the
+        # decision was not searched (or no world was done)
+        self.last_search: tuple[list[int], np.ndarray] | None = None
         self.reseed(seed)
 
     # ---- seeding ----------------------------------------------------------------------------
@@ -208,6 +211,7 @@ class SearchPolicy(BasePolicy):
             raise ValueError(f"{self.name} plays {self.env_id}, the information set is of "
                              f"{infoset.env_id}")
         start = time.perf_counter()
+        self.last_search = None
         move = int(self.blueprint.act(infoset.observation, infoset.action_mask))
         searched = False
         legal = infoset.legal
@@ -270,6 +274,7 @@ class SearchPolicy(BasePolicy):
                 self.stats.timeouts += 1
                 return blueprint_move
             v = np.asarray(values)
+            self.last_search = (list(legal), v)
             diffs = v - v[:, b : b + 1]
             mean = diffs.mean(axis=0)
             se = diffs.std(axis=0, ddof=1) / math.sqrt(len(values)) if len(values) > 1 else \
