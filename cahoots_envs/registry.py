@@ -29,6 +29,7 @@ from typing import Any
 import gymnasium
 import pettingzoo
 
+from cahoots_envs.core.face import RULES_LOOKUP
 from cahoots_envs.core.spec import NAMESPACE, SPEC_LOOKUP, GameSpec
 from cahoots_envs.errors import RetiredEnvError
 
@@ -224,6 +225,16 @@ def retired_module(module_name: str) -> tuple[Callable[..., Any], Callable[..., 
     return factory, factory, attribute
 
 SPEC_LOOKUP[:] = [game_spec]
+
+
+def _spec_of_rules(rules: type) -> GameSpec | None:
+    """The registered spec whose rules are exactly ``rules`` (a game built directly finds its
+    face through this: ``core/face.py``'s ``registered_face``)."""
+    spec = _SPECS.get(getattr(rules, "NAME", None))  # type: ignore[arg-type]
+    return spec if spec is not None and spec.rules is rules else None
+
+
+RULES_LOOKUP[:] = [_spec_of_rules]
 
 
 def make(env_id: str, **options: Any) -> Any:

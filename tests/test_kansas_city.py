@@ -306,8 +306,10 @@ def test_resample_hidden_catches_an_encoder_leaking_a_played_trumps_face(card_ba
     """A test double of the encoder that also writes the printed face of the trumps others have
     played (into ``played``): re-dealing with ``resample_hidden`` changes its observation, while
     the real encoder's stays byte-identical."""
+    import dataclasses
     from types import SimpleNamespace
 
+    import cahoots_envs
     from cahoots_envs.games.kansas_city import encoder
     from cahoots_envs.games.kansas_city.rules import KansasCity
 
@@ -321,11 +323,13 @@ def test_resample_hidden_catches_an_encoder_leaking_a_played_trumps_face(card_ba
                         out[start + c] = 1
 
     class Leaky(KansasCity):
-        _encoder = SimpleNamespace(build_layout=encoder.build_layout, encode=leaky_encode)
+        pass
 
     game = _after_a_played_trump(card_backs=card_backs)
     leaky = Leaky.__new__(Leaky)
     leaky.__dict__.update(game.__dict__)
+    leaky.face = dataclasses.replace(cahoots_envs.game_spec("kansas_city"), encoder=SimpleNamespace(
+        build_layout=encoder.build_layout, encode=leaky_encode))
     size = encoder.build_layout(4).size
     rng = np.random.default_rng(0)
     caught = 0

@@ -12,15 +12,13 @@ from collections.abc import Iterator, Mapping
 from types import FrameType
 from typing import Any, TextIO
 
-from cahoots_envs.cli.views import public_action, seat_view
+from cahoots_envs.core.face import Text
 from cahoots_envs.core.game import normalise_action_text
-from cahoots_envs.core.text import WIDTH, wrap_items
+from cahoots_envs.core.text import WIDTH, fit, wrap_items
 from cahoots_envs.gamelog import GameRecorder
 
-MANY = 16
+MANY = 16  # more legal moves than this are summarised per verb
 MAX_INPUT_LINE = 1000  # characters of one typed line; a longer one is refused unread
-VERBS = ("play", "pass", "discard", "upgrade", "keep", "kill", "take", "throw", "no")  # more legal moves than this are summarised per verb
-NOT_CARDS = ("ON", "NONE", "DOWN", "UPGRADE")  # the notation's other words
 
 HELP = """\
 How to move: type a move in the game's notation, as listed under "your moves".
@@ -30,11 +28,46 @@ Commands: help (this text), moves (list every legal move), view (show the table
   again), quit (leave the game)."""
 
 
-def _verb(text: str) -> str:
-    words = text.split()
-    if len(words) >= 2 and words[0] in ("play", "pass", "discard", "upgrade", "keep", "kill", "take"):
-        return words[0]
-    return text
+def seat_view(game: Any, seat: int) -> str:
+    """Everything ``seat`` may see now, as text at most 80 columns wide: only that seat's own
+    hand and the public information of the rules' information model (the game's text's
+    ``seat_view``, in the notation of CONTRACT §6)."""
+    return fit(game.face.text.seat_view(game, seat).split("\n"))
+
+
+def public_action(game: Any, action: int, viewer: int) -> str:
+    """How ``viewer`` sees the action the seat to move takes (before it is applied): the game's
+    secret moves (a Kansas City pass, an upgraded card's face) are described, not shown."""
+    return game.face.text.public_action(game, action, viewer)
+
+
+class Notation:
+    """A game's notation words, from its text (``VERBS``, ``NOT_CARDS``, ``summarise_moves``):
+    this module names no game's words."""
+
+    def __init__(self, text: Text) -> None:
+        self.text = text
+        self.verbs = dict(text.VERBS)
+        self.not_cards = tuple(text.NOT_CARDS)
+
+    def verb(self, move: str) -> str:
+        """The verb ``move`` is grouped under (one naming cards), else the whole move."""
+        words = move.split()
+        if len(words) >= 2 and self.verbs.get(words[0]) in ("cards", "hand"):
+            return words[0]
+        return move
+
+    def is_card(self, word: str) -> bool:
+        """A card in the notation (5B, AC, 10H): not a keyword, not a bare (pile) number."""
+        return word.lower() not in self.verbs and word not in self.not_cards and not word.isdigit()
+
+    def names_hand(self, verb: str) -> bool:
+        """Whether ``verb`` names several cards of one's own hand (a pass, a discard)."""
+        return self.verbs.get(verb) == "hand"
+
+
+def notation(game: Any) -> Notation:
+    return Notation(game.face.text)
 
 
 def describe_moves(game: Any, legal: list[int]) -> list[str]:
@@ -42,21 +75,18 @@ def describe_moves(game: Any, legal: list[int]) -> list[str]:
     texts = [game.action_to_str(a) for a in legal]
     if len(texts) <= MANY:
         return wrap_items("your moves: ", texts)
+    words = notation(game)
     groups: dict[str, list[str]] = {}
     for t in texts:
-        groups.setdefault(_verb(t), []).append(t)
+        groups.setdefault(words.verb(t), []).append(t)
     items = []
     for verb, group in groups.items():
         if len(group) == 1:
             items.append(group[0])
-        elif verb == "pass":
-            items.append(f"pass <3 cards of your hand> ({len(group)} ways, e.g. {group[0]})")
-        elif verb == "discard":
-            sizes = sorted({len(t.split()) - 1 for t in group if t != "discard none"})
-            items.append(f"discard <{sizes[0]}-{sizes[-1]} cards of your hand> "
-                         f"({len(group)} ways, e.g. {group[-1]})")
-        else:
-            items.append(f"{verb} ... ({len(group)} ways, e.g. {group[0]})")
+            continue
+        summary = words.text.summarise_moves(verb, group)
+        items.append(summary if summary is not None
+                     else f"{verb} ... ({len(group)} ways, e.g. {group[0]})")
     return wrap_items("your moves: ", items, sep="; ")
 
 
@@ -80,7 +110,8 @@ def parse_move(game: Any, text: str) -> int:
         pass
     legal = game.legal_actions()
     strings = [game.action_to_str(a) for a in legal]
-    verbs = sorted({_verb(s) for s in strings if _verb(s) != s})
+    words_of = notation(game)
+    verbs = sorted({words_of.verb(s) for s in strings if words_of.verb(s) != s})
     found = {}
     for verb in verbs:
         try:
@@ -99,14 +130,15 @@ def parse_move(game: Any, text: str) -> int:
     known_tokens = {w for t in strings for w in _words(t)}
     reasons = []
     first = words[0].lower()
-    if first in VERBS and first not in {t.split()[0] for t in strings}:
+    if first in words_of.verbs and first not in {t.split()[0] for t in strings}:
         reasons.append(f"you cannot {first} now")
-    named = words[1:] if first in VERBS else words
-    unknown = [w for w in named if w not in known_tokens and w not in ("ON", "NONE", "DOWN")]
+    named = words[1:] if first in words_of.verbs else words
+    unknown = [w for w in named if w not in known_tokens and w not in words_of.not_cards]
     if unknown:
         reasons.append(f"no legal move names {' '.join(unknown)}")
     if not reasons:
-        reasons.append(_missing(words, strings) or _near(first, named, strings))
+        reasons.append(_missing(words, strings, words_of)
+                       or _near(first, named, strings, words_of))
     reasons = [r for r in reasons if r]
     msg = f"{text!r} is not a legal move now" + (f" ({'; '.join(reasons)})" if reasons else "")
     raise ValueError("\n".join([msg] + describe_moves(game, legal)))
@@ -184,17 +216,8 @@ def _reason(exc: BaseException) -> str:
     return exc.name if isinstance(exc, Signalled) else "SIGINT"
 
 
-def _is_card(word: str) -> bool:
-    """A card in the notation (5B, AC, 10H): not a keyword, not a bare (pile) number."""
-    return word.lower() not in VERBS and word not in NOT_CARDS and not word.isdigit()
-
-
 def _words(move: str) -> list[str]:
     return normalise_action_text(move).split()
-
-
-def _cards_in(move: str) -> int:
-    return sum(_is_card(w) for w in _words(move))
 
 
 def _some(moves: list[str]) -> str:
@@ -204,7 +227,7 @@ def _some(moves: list[str]) -> str:
     return f"e.g. {moves[0]} or {moves[1]} ({len(moves)} ways)"
 
 
-def _missing(words: list[str], moves: list[str]) -> str | None:
+def _missing(words: list[str], moves: list[str], notation: Notation) -> str | None:
     """When ``words`` (normalised) are part of some legal ``moves`` but not a whole one (``2V``
     for ``play 2V on 1``, ``pass 3A`` for a three-card pass, ``throw`` for ``throw down``): what
     they leave out and the moves they could be; None otherwise."""
@@ -216,9 +239,9 @@ def _missing(words: list[str], moves: list[str]) -> str | None:
     whole = same_verb or whole  # "upgrade": upgrade 5B rather than no upgrade
     left_out = [Counter(_words(m)) - have for m in whole]
     needs = []
-    counts = {sum(n for w, n in rest.items() if _is_card(w)) for rest in left_out}
+    counts = {sum(n for w, n in rest.items() if notation.is_card(w)) for rest in left_out}
     if 0 not in counts:
-        more = "more " if any(_is_card(w) for w in words) else ""
+        more = "more " if any(notation.is_card(w) for w in words) else ""
         k = min(counts) if len(counts) == 1 else None
         if k is None:
             needs.append(f"{more}cards")
@@ -227,18 +250,19 @@ def _missing(words: list[str], moves: list[str]) -> str | None:
         else:
             needs.append(f"{k} {more}cards")
     if all(any(w.isdigit() for w in rest) for rest in left_out):
-        needs.append("a pile")  # cahoots_coop: play 5G on 2
+        needs.append("a pile")  # a bare number in a move is a pile
     if needs:
         return f"it needs {' and '.join(needs)}: {_some(whole)}"
     return f"write it in full: {_some(whole)}"
 
 
-def _near(first: str, named: list[str], moves: list[str]) -> str:
+def _near(first: str, named: list[str], moves: list[str], notation: Notation) -> str:
     """Why known words make no legal move (too many cards, a card twice, a card with another
     verb or pile than it may have now), with the moves that are near."""
-    cards = [w for w in named if _is_card(w)]
-    if first in ("pass", "discard") and cards:
-        counts = sorted({_cards_in(m) for m in moves if m.startswith(first + " ")} - {0})
+    cards = [w for w in named if notation.is_card(w)]
+    if notation.names_hand(first) and cards:
+        counts = sorted({sum(notation.is_card(w) for w in _words(m))
+                         for m in moves if m.startswith(first + " ")} - {0})
         if len(set(cards)) < len(cards):
             return "name each card once"
         if counts and len(cards) not in counts:
@@ -253,7 +277,7 @@ def _near(first: str, named: list[str], moves: list[str]) -> str:
 
 def narrate(before: Any, after: Any) -> list[str]:
     """Short lines on what a step completed (tricks, hands, goals) for the person playing."""
-    return after.text().narrate(before, after)  # type: ignore[no-any-return]
+    return after.face.text.narrate(before, after)
 
 
 class Terminal:
@@ -429,7 +453,7 @@ def _play_game(env: Any, recorder: GameRecorder, term: Terminal, seat: int,
         command = line.strip().lower()
         if command in ("help", "?", "h"):
             term.say(HELP)
-            for line_ in wrap_items("moves look like: ", list(game.text().MOVE_EXAMPLES)):
+            for line_ in wrap_items("moves look like: ", list(game.face.text.MOVE_EXAMPLES)):
                 term.say(line_)
             continue
         if command in ("moves", "m"):
@@ -464,4 +488,4 @@ def _play_game(env: Any, recorder: GameRecorder, term: Terminal, seat: int,
 
 def final_summary(game: Any, seat: int | None = None) -> str:
     """The closing line of a game, as the game's text module words it."""
-    return game.text().final_summary(game, seat)  # type: ignore[no-any-return]
+    return game.face.text.final_summary(game, seat)

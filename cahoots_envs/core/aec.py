@@ -65,7 +65,7 @@ class CardGameEnv(AECEnv):
         self.env_id = env_name
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
-        self.layout = game_cls.layout(self.options)
+        self.layout = spec.layout(self.options)
         self.num_actions = game_cls.num_actions(self.options)
         self.max_game_length = game_cls.max_game_length(self.options)
         low, high = self.layout.bounds()
@@ -165,7 +165,7 @@ class CardGameEnv(AECEnv):
         # build the game on a copy of the generator so a malformed deal leaves everything as it was
         trial_rng = copy.deepcopy(rng)
         try:
-            game = self.game_cls(self.options, trial_rng, deal)
+            game = self.game_spec.new_game(self.options, trial_rng, deal)
         except ValueError as e:
             message = str(e)
             if len(message) <= DEAL_ERROR_SHOWN or deal is None:

@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 import numpy as np
 from typing_extensions import Self
 
+from cahoots_envs.core.face import GameFace, registered_face
 from cahoots_envs.core.layout import Layout
 from cahoots_envs.core.options import OptionSet
 from cahoots_envs.core.text import short_repr
@@ -37,9 +38,6 @@ class Game(abc.ABC):
     OPTIONS: ClassVar[OptionSet]  # includes the common options (num_players, render/reward mode)
     DEAL_KEYS: ClassVar[tuple[str, ...]]
     COOPERATIVE: ClassVar[bool] = False
-    # bound by the game's ``GameSpec`` (``core/spec.py``); shared code never imports them by path
-    _encoder: ClassVar[Any] = None
-    _text: ClassVar[Any] = None
     POINTS_SIGN: ClassVar[int] = 1  # -1 where rulebook points are bad (texas_euchre)
     # option sets (besides each player count) that the shared test suite also runs
     TEST_VARIANTS: ClassVar[tuple[dict[str, Any], ...]] = ()
@@ -67,33 +65,22 @@ class Game(abc.ABC):
     def num_actions(cls, options: Mapping[str, Any]) -> int: ...
 
     @classmethod
-    def bind(cls, encoder: Any, text: Any) -> None:
-        """Attach the game's encoder and text (called by its ``GameSpec``)."""
-        cls._encoder = encoder
-        cls._text = text
-
-    @classmethod
-    def _bound(cls, member: str) -> Any:
-        # bound on this class or inherited from a bound game (a subclass, e.g. a test double)
-        value = next((k.__dict__[f"_{member}"] for k in cls.__mro__
-                      if k.__dict__.get(f"_{member}") is not None), None)
-        if value is None:
-            raise RuntimeError(f"{cls.NAME}: no {member} bound; build the game's GameSpec first")
-        return value
-
-    @classmethod
-    def encoder(cls) -> Any:
-        """The game's encoder: ``build_layout(num_players)`` and ``encode(game, seat, out)``."""
-        return cls._bound("encoder")
-
-    @classmethod
-    def text(cls) -> Any:
-        """The game's text: headline, spectator render, seat view, narration, move examples."""
-        return cls._bound("text")
-
-    @classmethod
     def layout(cls, options: Mapping[str, Any]) -> Layout:
-        return cls.encoder().build_layout(options["num_players"])  # type: ignore[no-any-return]
+        """The observation layout, as the registered spec of these rules gives it
+        (``spec.layout``)."""
+        return registered_face(cls).layout(options)
+
+    @property
+    def face(self) -> GameFace:
+        """The game's spec (its encoder and text): the one that built it (``spec.new_game``),
+        else the registered spec of its rules class (``core/face.py``). Never stored on the
+        class: a second spec over the same rules changes nothing here."""
+        face = self.__dict__.get("_face")
+        return face if face is not None else registered_face(type(self))
+
+    @face.setter
+    def face(self, face: GameFace) -> None:
+        self.__dict__["_face"] = face
 
     @classmethod
     @abc.abstractmethod
@@ -148,7 +135,7 @@ class Game(abc.ABC):
     def encode(self, seat: int, out: np.ndarray) -> None:
         """Write ``seat``'s observation into the zeroed buffer ``out``: only what that seat may
         know, relative to it (itself first, then the others clockwise)."""
-        self.encoder().encode(self, seat, out)
+        self.face.encoder.encode(self, seat, out)
 
     @abc.abstractmethod
     def action_to_str(self, action: int) -> str: ...
@@ -159,7 +146,7 @@ class Game(abc.ABC):
 
     def render(self) -> str:
         """A table in the notation (spectator view)."""
-        return self.text().render(self)  # type: ignore[no-any-return]
+        return self.face.text.render(self)
 
     def clone(self, rng: np.random.Generator | None = None) -> Self:
         """An independent copy: fields named in ``CLONED_LISTS`` / ``CLONED_NESTED_LISTS`` are

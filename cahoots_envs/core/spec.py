@@ -1,7 +1,14 @@
 """A game's whole face: ``GameSpec`` names everything that is about one game.
 
 Shared layers (the AEC adapter, seat envs, logs, the CLI, docs, policies) reach a game only
-through its spec, never by importing the game's modules. Each game folder builds its spec in
+through its spec, never by importing the game's modules. The spec is the one face: its members
+(``spec.encoder``, ``spec.text``, ...) are what every consumer calls, and a game in progress
+reaches them through ``game.face``, the spec that built it (``spec.new_game(options, rng,
+deal)``; a game built directly gets the registered spec of its rules class). Nothing is bound
+on the rules class: two specs over the same rules (a test double, a variant) each keep their own
+members, and building or registering one never changes how another behaves. (The other way, the
+rules class as the face, would tie each game's rules to its encoder and text modules, which
+import the rules: the spec, built after both, is where they meet.) Each game folder builds its spec in
 ``games/<game>/spec.py``; a third-party package builds one the same way and publishes it through
 the ``cahoots_envs.games`` entry-point group (see ``docs/architecture.md``).
 
@@ -12,17 +19,20 @@ Required members (checked when the spec is built, with one line naming what is m
   it, its deal record (every game keeps ``game.deals``: each hand's deal in the scripted-deal
   format, recorded when it is dealt).
 - ``encoder``: a module (or object) with ``build_layout(num_players) -> Layout`` and
-  ``encode(game, seat, out)``.
+  ``encode(game, seat, out)`` (``core/face.py``'s ``Encoder``). The layout's env id is the
+  spec's (``spec.layout``; an encoder that names one takes it from ``env_id_of(rules)``).
 - ``text``: a module (or object) with ``headline(game)``, ``render(game)`` (the spectator
   table), ``seat_view(game, seat)`` (what one seat may see), ``public_action(game, action,
   viewer)`` (how a viewer sees the action the seat to move takes), ``narrate(before, after)``
-  (lines on what a step completed) and ``MOVE_EXAMPLES`` (a few moves in the notation).
+  (lines on what a step completed), ``final_summary(game, seat=None)``, ``MOVE_EXAMPLES`` (a
+  few moves in the notation), ``VERBS`` and ``NOT_CARDS`` (the notation's words, which ``cahoots
+  play`` reads) and ``summarise_moves(verb, moves)`` (``core/face.py``'s ``Text``).
 - ``bot``: the rule-based bot, ``bot(options, seed=None) -> Policy``.
 - ``doc_page``: the file whose module docstring is the game's doc page (rules summary, options,
   observation index table, action table, rewards, version history).
 
 Optional members (``None`` when a game lacks them): ``world_sampler`` (search, see
-``core/search.py``), ``state_layout`` (the global state: an object with ``state_kinds(options)
+``core/search.py``; every member of ``core/face.py``'s ``WorldSampler``), ``state_layout`` (the global state: an object with ``state_kinds(options)
 -> {segment: "public" | "seats" | "private"}``, see ``core/state.py``), ``batched`` (the batched
 engine). Asking for one a game lacks
 through ``spec.require(name)`` raises ``NotAvailableError`` saying so, where it is used.
@@ -46,12 +56,15 @@ from __future__ import annotations
 
 import numbers
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, fields
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import numpy as np
+
+from cahoots_envs.core.face import Bot, Encoder, StateLayout, Text, WorldSampler, members
 from cahoots_envs.core.game import Game
 from cahoots_envs.core.layout import Layout
 from cahoots_envs.core.options import OptionSet
@@ -60,14 +73,15 @@ from cahoots_envs.errors import GameSpecError, NotAvailableError
 
 NAMESPACE = "cahoots_envs"
 
-ENCODER_MEMBERS = ("build_layout", "encode")
-TEXT_MEMBERS = ("headline", "render", "seat_view", "public_action", "narrate", "MOVE_EXAMPLES")
+# the members each protocol of ``core/face.py`` requires (checked when a spec is built)
+ENCODER_MEMBERS = members(Encoder)
+TEXT_MEMBERS = members(Text)
 RULES_MEMBERS = ("NAME", "TITLE", "VERSION", "PLAYER_COUNTS", "DEFAULT_PLAYERS", "OPTIONS",
                  "DEAL_KEYS")
 OPTIONAL_MEMBERS = ("world_sampler", "state_layout", "batched")
 # what an optional member must offer where a game has it (``core/search.py``, ``core/state.py``)
-WORLD_SAMPLER_MEMBERS = ("knowledge", "sample_world", "FastBot", "value", "worth_searching")
-STATE_LAYOUT_MEMBERS = ("state_kinds",)
+WORLD_SAMPLER_MEMBERS = members(WorldSampler)
+STATE_LAYOUT_MEMBERS = members(StateLayout)
 COMMON_OPTIONS = ("num_players", "reward_mode")
 # ``batched`` as a path: "package.module" or "package.module:Class" (imported only when used)
 _MODULE_PATH = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*(:[A-Za-z_]\w*)?")
@@ -76,6 +90,12 @@ _MODULE_PATH = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*(:[A-Za-z_]\w*)?")
 # the registry installs its lookup here, so that a pickled spec (a subprocess worker's env) is
 # found again by id without core importing the layer above it
 SPEC_LOOKUP: list[Callable[[str], GameSpec]] = []
+
+
+def env_id_of(rules: type[Game]) -> str:
+    """The canonical id of ``rules``' game, e.g. ``cahoots_envs/kansas_city-v1`` (the spec's
+    ``env_id``; an encoder naming its layout's id takes it from here too)."""
+    return f"{NAMESPACE}/{rules.NAME}-v{int(rules.VERSION)}"
 
 
 def spec_by_id(env_id: str) -> GameSpec:
@@ -263,19 +283,24 @@ class GameSpec:
     """Everything about one game, declared once (see the module docstring)."""
 
     rules: type[Game]
-    encoder: Any
-    text: Any
-    bot: Callable[..., Any]
+    encoder: Encoder
+    text: Text
+    bot: Bot
     doc_page: Path
-    world_sampler: Any = None
-    state_layout: Any = None
+    world_sampler: WorldSampler | None = None
+    state_layout: StateLayout | None = None
     batched: Any = None
     extras: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.check()
-        # the engine reaches its encoder and text through the spec, never by a module path
-        self.rules.bind(self.encoder, self.text)
+        self.check()  # changes nothing: the rules class is not touched
+
+    def new_game(self, options: dict[str, Any], rng: np.random.Generator,
+                 deal: Any = None) -> Game:
+        """A new game of these rules (``options`` resolved) whose ``face`` is this spec."""
+        game = self.rules(options, rng, deal)
+        game.face = self
+        return game
 
     def check(self) -> None:
         """Raise ``GameSpecError`` naming every problem of this spec (``spec_problems``), one
@@ -313,14 +338,19 @@ class GameSpec:
     @property
     def env_id(self) -> str:
         """The canonical id, e.g. ``cahoots_envs/kansas_city-v1``."""
-        return f"{NAMESPACE}/{self.name}-v{self.version}"
+        return env_id_of(self.rules)
 
     # ---- declared per options ---------------------------------------------------------------
     def resolve_options(self, options: dict[str, Any]) -> dict[str, Any]:
         return self.rules.OPTIONS.resolve(options, self.env_id)
 
-    def layout(self, options: dict[str, Any]) -> Layout:
-        return self.rules.layout(options)
+    def layout(self, options: Mapping[str, Any]) -> Layout:
+        """The observation layout, under this spec's env id (the encoder's, named or not, is
+        replaced: a spec over a subclass of another game's rules has its own id)."""
+        layout = self.encoder.build_layout(options["num_players"])
+        if layout.env_id == self.env_id:
+            return layout
+        return replace(layout, env_id=self.env_id)
 
     def doc(self) -> str:
         """The doc page: the docstring of ``doc_page``, read without importing it."""

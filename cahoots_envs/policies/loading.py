@@ -29,7 +29,7 @@ def load_heuristic(env_id: str, options: Mapping[str, Any] | None = None,
                    seed: int | None = None) -> BasePolicy:
     """The game's rule-based bot (its spec's ``bot``) for ``env_id`` with ``options``."""
     info = env_info(env_id, options)
-    return info.spec.bot(info.options, seed=seed)  # type: ignore[no-any-return]
+    return info.spec.bot(info.options, seed=seed)
 
 
 def load_search_policy(spec: str, env_id: str | None, options: Mapping[str, Any] | None,

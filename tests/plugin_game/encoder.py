@@ -9,19 +9,16 @@ others clockwise.
 from __future__ import annotations
 
 from functools import cache
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from cahoots_envs.core.cards import write_bits
 from cahoots_envs.core.layout import Layout, Segment
+from cahoots_envs.core.spec import env_id_of
 
-from .rules import DECK_SIZE, HAND_SIZE, MAX_HANDS
+from .rules import DECK_SIZE, HAND_SIZE, MAX_HANDS, HighCard
 
-if TYPE_CHECKING:
-    from .rules import HighCard
-
-ENV_ID = "cahoots_envs/high_card-v0"
+ENV_ID = env_id_of(HighCard)  # the spec's id: cahoots_envs/<NAME>-v<VERSION>
 CARD_DOC = "index `suit*6 + rank-1`, suits R G B, ranks 1..6"
 SCORE_SCALE = float(HAND_SIZE * MAX_HANDS)  # the most points a game can give
 

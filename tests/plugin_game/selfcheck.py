@@ -21,14 +21,14 @@ def options(n: int, hands: int) -> dict[str, Any]:
 
 
 def observe(game: HighCard, seat: int) -> np.ndarray:
-    out = np.zeros(HighCard.layout({"num_players": game.num_players}).size, np.float32)
+    out = np.zeros(SPEC.layout({"num_players": game.num_players}).size, np.float32)
     game.encode(seat, out)
     return out
 
 
 def play_out(opts: dict[str, Any], seed: int, deal: Any = None,
              actions: list[int] | None = None) -> tuple[HighCard, list[int]]:
-    game = HighCard(opts, np.random.default_rng(seed), deal)
+    game = SPEC.new_game(opts, np.random.default_rng(seed), deal)
     chooser = np.random.default_rng(seed + 1)
     taken: list[int] = []
     while not game.is_over:
@@ -44,13 +44,13 @@ def check_engine(n: int, hands: int, games: int) -> dict[str, int]:
     opts = options(n, hands)
     deck = Counter(HighCard.full_deck(opts))
     max_len = HighCard.max_game_length(opts)
-    layout = HighCard.layout(opts)
+    layout = SPEC.layout(opts)
     low, high = layout.bounds()
-    text = HighCard.text()
+    text = SPEC.text
     rng = np.random.default_rng(1000 * n + hands)
     stats: Counter[str] = Counter()
     for g in range(games):
-        game = HighCard(opts, np.random.default_rng(g), None)
+        game = SPEC.new_game(opts, np.random.default_rng(g), None)
         steps = 0
         while not game.is_over:
             legal = game.legal_actions()
@@ -133,18 +133,18 @@ def check_bad_deals() -> list[str]:
     messages = []
     for deal in bad:
         try:
-            HighCard(opts, np.random.default_rng(0), deal)
+            SPEC.new_game(opts, np.random.default_rng(0), deal)
         except ValueError as err:
             messages.append(str(err))
         else:
             raise AssertionError(f"deal {deal!r} was accepted")
     # good partial deals
-    g = HighCard(opts, np.random.default_rng(0), [{}, {"start_player": 1}])
+    g = SPEC.new_game(opts, np.random.default_rng(0), [{}, {"start_player": 1}])
     assert g.deals[0]["start_player"] == 0
-    g = HighCard(opts, np.random.default_rng(0), [{}, {}, {"start_player": 0}])
+    g = SPEC.new_game(opts, np.random.default_rng(0), [{}, {}, {"start_player": 0}])
     assert g.deals[0]["start_player"] == 0  # hand 3 starts two seats on: seat 0 again
     hands = [["1R", "2R", "3R", "4R"], ["5R", "6R", "1G", "2G"]]
-    g = HighCard(opts, np.random.default_rng(0), {"hands": hands, "start_player": 1})
+    g = SPEC.new_game(opts, np.random.default_rng(0), {"hands": hands, "start_player": 1})
     assert g.deals == [{"start_player": 1, "hands": hands}] and g.current_player == 1
     assert g.legal_strings() == ["play 5R", "play 6R", "play 1G", "play 2G"]
     return messages
@@ -154,10 +154,10 @@ def bot_vs_random(n: int, games: int, hands: int = 1) -> float:
     """The bot's win share against random players (a win 1, a shared win 1/k, a full tie 1/n)."""
     opts = options(n, hands)
     bot = SPEC.bot(opts, seed=0)
-    layout = HighCard.layout(opts)
+    layout = SPEC.layout(opts)
     share = 0.0
     for g in range(games):
-        game = HighCard(opts, np.random.default_rng(50_000 + g), None)
+        game = SPEC.new_game(opts, np.random.default_rng(50_000 + g), None)
         chooser = np.random.default_rng(g)
         seat = g % n
         while not game.is_over:

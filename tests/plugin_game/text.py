@@ -20,6 +20,11 @@ if TYPE_CHECKING:
     from .rules import HighCard
 
 MOVE_EXAMPLES = ("play 5R",)
+# the notation's words, which ``cahoots play`` reads to help with a mistyped move: every word a
+# move begins with and its kind ("cards": the cards it names follow; "hand": several cards of
+# one's own hand follow; "word": a move of fixed words), and the other words that are not cards
+VERBS = {"play": "cards"}
+NOT_CARDS: tuple[str, ...] = ()
 LEGEND = "(cards: rank 1-6 + suit R G B; follow suit; the highest of the led suit wins)"
 
 
@@ -95,3 +100,8 @@ def narrate(before: HighCard, after: HighCard) -> list[str]:
 
 def final_summary(game: HighCard, seat: int | None = None) -> str:
     return default_final_summary(game, seat)
+
+
+def summarise_moves(verb: str, moves: list[str]) -> str | None:
+    """How a long move list sums up the legal ``moves`` of ``verb``: the shared form for all."""
+    return None

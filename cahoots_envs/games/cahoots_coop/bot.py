@@ -24,9 +24,9 @@ from typing import Any
 import numpy as np
 
 from cahoots_envs.core.policy import BasePolicy
-from cahoots_envs.games.cahoots_coop.encoder import GOAL_FIELD_OFFSETS, MAX_DRAW_PILE
+from cahoots_envs.games.cahoots_coop.encoder import GOAL_FIELD_OFFSETS, MAX_DRAW_PILE, build_layout
 from cahoots_envs.games.cahoots_coop.goals import KINDS, PILES, satisfied_table
-from cahoots_envs.games.cahoots_coop.rules import GOALS, MATCHES, CahootsCoop
+from cahoots_envs.games.cahoots_coop.rules import GOALS, MATCHES
 
 PLACE = (KINDS**3, KINDS**2, KINDS, 1)  # the tops' code: sum of tops[p] * PLACE[p]
 PLAYABLE_ON = [[k for k in range(KINDS) if MATCHES[k] >> t & 1] for t in range(KINDS)]
@@ -45,7 +45,7 @@ class HeuristicPolicy(BasePolicy):
 
     def __init__(self, options: Mapping[str, Any], seed: int | None = None) -> None:
         self.options = dict(options)
-        self.layout = CahootsCoop.layout(self.options)
+        self.layout = build_layout(self.options["num_players"])
         self.num_players = int(self.options["num_players"])
         self.rng = np.random.default_rng(seed)
         self._tables = {mode: satisfied_table(GOALS, mode) for mode in ("union", "disjunctive")}

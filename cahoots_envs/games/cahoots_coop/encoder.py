@@ -12,11 +12,12 @@ the goal deck never appear.
 from __future__ import annotations
 
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from cahoots_envs.core.layout import Layout, Segment
+from cahoots_envs.core.spec import env_id_of
 from cahoots_envs.games.cahoots_coop.goals import FAMILIES, SHAPES, Goal
 from cahoots_envs.games.cahoots_coop.rules import (
     DECK_SIZE,
@@ -27,12 +28,10 @@ from cahoots_envs.games.cahoots_coop.rules import (
     NUM_GOAL_CARDS,
     NUMBERS,
     PILES,
+    CahootsCoop,
 )
 
-if TYPE_CHECKING:
-    from cahoots_envs.games.cahoots_coop.rules import CahootsCoop
-
-ENV_ID = "cahoots_envs/cahoots_coop-v1"
+ENV_ID = env_id_of(CahootsCoop)  # the spec's id: cahoots_envs/<NAME>-v<VERSION>
 CARD_DOC = "index `colour*7 + number-1`, colours G, O, P, V"
 MAX_DRAW_PILE = DECK_SIZE - PILES - HAND_SIZE  # 48, with one player
 

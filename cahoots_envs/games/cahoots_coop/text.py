@@ -16,10 +16,15 @@ if TYPE_CHECKING:
     from cahoots_envs.games.cahoots_coop.rules import CahootsCoop
 
 MOVE_EXAMPLES = ("play 5G on 2 (piles 0-3, left to right)",)
+# the notation's words, which ``cahoots play`` reads to help with a mistyped move: every word a
+# move begins with and its kind ("cards": the cards it names follow; "hand": several cards of
+# one's own hand follow; "word": a move of fixed words), and the other words that are not cards
+VERBS = {"play": "cards"}
+NOT_CARDS = ("ON",)  # play 5G on 2
 
 __all__ = [
-    "MOVE_EXAMPLES", "final_summary", "headline", "narrate", "piles_line", "public_action",
-    "render", "seat_view",
+    "MOVE_EXAMPLES", "NOT_CARDS", "VERBS", "final_summary", "headline", "narrate", "piles_line",
+    "public_action", "render", "seat_view", "summarise_moves",
 ]
 
 
@@ -125,3 +130,8 @@ def final_summary(game: CahootsCoop, seat: int | None = None) -> str:
     setup = game.completed_at_setup
     return (f"{result}: {len(game.completed)} of {game.num_goals} goals completed"
             + (f" ({setup} by the starting piles)." if setup else "."))
+
+
+def summarise_moves(verb: str, moves: list[str]) -> str | None:
+    """How a long move list sums up the legal ``moves`` of ``verb``: the shared form for all."""
+    return None

@@ -28,6 +28,7 @@ import numpy as np
 
 from cahoots_envs.core.layout import OBS_DTYPE
 from cahoots_envs.core.policy import BasePolicy, optional_module
+from cahoots_envs.games.cahoots_tricks.encoder import build_layout
 from cahoots_envs.games.cahoots_tricks.rules import (
     KEEP_BASE,
     KILL_BASE,
@@ -58,7 +59,7 @@ class HeuristicPolicy(BasePolicy):
 
     def __init__(self, options: Mapping[str, Any], seed: int | None = None) -> None:
         self.options = CahootsTricks.OPTIONS.resolve(dict(options))
-        self.layout = CahootsTricks.layout(self.options)
+        self.layout = build_layout(self.options["num_players"])
         self.num_players = self.options["num_players"]
         self.face_value = self.options["scoring"] == "face_value"
         self.rng = np.random.default_rng(seed)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from cahoots_envs.core.layout import Layout, Segment
+from cahoots_envs.core.spec import env_id_of
 from cahoots_envs.games.cahoots_tricks.rules import (
     EVEN_BITS,
     HAND_SIZE,
@@ -30,12 +31,13 @@ from cahoots_envs.games.cahoots_tricks.rules import (
     PHASES,
     SUITS,
     TRICKS,
+    CahootsTricks,
 )
 
 if TYPE_CHECKING:
-    from cahoots_envs.games.cahoots_tricks.rules import CahootsTricks, CompletedTrick
+    from cahoots_envs.games.cahoots_tricks.rules import CompletedTrick
 
-ENV_ID = "cahoots_envs/cahoots_tricks-v1"
+ENV_ID = env_id_of(CahootsTricks)  # the spec's id: cahoots_envs/<NAME>-v<VERSION>
 CARD_DOC = "count per card, index `suit*5 + value-4`, suits S H D C U R"
 NUM_SUITS = len(SUITS)
 SUIT_TOTAL_SCALE = 48.0  # all eight cards of one suit add up to 48 (§2.1)

@@ -22,9 +22,15 @@ if TYPE_CHECKING:
     from cahoots_envs.games.cahoots_tricks.rules import CahootsTricks
 
 MOVE_EXAMPLES = ("play 8S", "keep 8S", "kill 5C", "take 6S")
+# the notation's words, which ``cahoots play`` reads to help with a mistyped move: every word a
+# move begins with and its kind ("cards": the cards it names follow; "hand": several cards of
+# one's own hand follow; "word": a move of fixed words), and the other words that are not cards
+VERBS = {"play": "cards", "keep": "cards", "kill": "cards", "take": "cards"}
+NOT_CARDS: tuple[str, ...] = ()
 
 __all__ = [
-    "MOVE_EXAMPLES", "final_summary", "headline", "narrate", "public_action", "render", "seat_view",
+    "MOVE_EXAMPLES", "NOT_CARDS", "VERBS", "final_summary", "headline", "narrate", "public_action",
+    "render", "seat_view", "summarise_moves",
 ]
 
 NUM_SUITS = len(SUITS)
@@ -134,3 +140,8 @@ def narrate(before: CahootsTricks, after: CahootsTricks) -> list[str]:
 def final_summary(game: CahootsTricks, seat: int | None = None) -> str:
     """Final scores and who won."""
     return default_final_summary(game, seat)
+
+
+def summarise_moves(verb: str, moves: list[str]) -> str | None:
+    """How a long move list sums up the legal ``moves`` of ``verb``: the shared form for all."""
+    return None

@@ -28,6 +28,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from cahoots_envs.core.policy import BasePolicy, optional_module
+from cahoots_envs.games.kansas_city.encoder import build_layout
 from cahoots_envs.games.kansas_city.rules import (
     DECK_SIZE,
     HAND_SIZE,
@@ -55,7 +56,7 @@ class HeuristicPolicy(BasePolicy):
 
     def __init__(self, options: Mapping[str, Any], seed: int | None = None) -> None:
         self.num_players = n = int(options["num_players"])
-        self.layout = KansasCity.layout(options)
+        self.layout = build_layout(options["num_players"])
         self.hand_size = HAND_SIZE[n]
         self.limit = TRICK_LIMIT[n]
         self.play_base = KansasCity.pass_actions(n)

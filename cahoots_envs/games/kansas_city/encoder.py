@@ -12,12 +12,12 @@ test in ``tests/`` checks this on random games."""
 from __future__ import annotations
 
 from functools import cache
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from cahoots_envs.core.cards import write_bitfield
 from cahoots_envs.core.layout import Layout, Segment
+from cahoots_envs.core.spec import env_id_of
 from cahoots_envs.games.kansas_city.rules import (
     DECK_SIZE,
     HAND_SIZE,
@@ -27,13 +27,11 @@ from cahoots_envs.games.kansas_city.rules import (
     PHASES,
     RANK_MASKS,
     RANKS,
+    KansasCity,
     ranks_of,
 )
 
-if TYPE_CHECKING:
-    from cahoots_envs.games.kansas_city.rules import KansasCity
-
-ENV_ID = "cahoots_envs/kansas_city-v1"
+ENV_ID = env_id_of(KansasCity)  # the spec's id: cahoots_envs/<NAME>-v<VERSION>
 CARD_DOC = "one-hot by card, index `suit*8 + rank-1`, suits A–G"
 
 

@@ -33,9 +33,15 @@ if TYPE_CHECKING:
     from cahoots_envs.games.kansas_city.rules import KansasCity
 
 MOVE_EXAMPLES = ("pass 3A 5B 8G", "play 5B", "play 4T", "upgrade 5B", "no upgrade")
+# the notation's words, which ``cahoots play`` reads to help with a mistyped move: every word a
+# move begins with and its kind ("cards": the cards it names follow; "hand": several cards of
+# one's own hand follow; "word": a move of fixed words), and the other words that are not cards
+VERBS = {"pass": "hand", "play": "cards", "upgrade": "cards", "no": "word"}
+NOT_CARDS: tuple[str, ...] = ()
 
 __all__ = [
-    "MOVE_EXAMPLES", "final_summary", "headline", "narrate", "public_action", "render", "seat_view",
+    "MOVE_EXAMPLES", "NOT_CARDS", "VERBS", "final_summary", "headline", "narrate", "public_action",
+    "render", "seat_view", "summarise_moves",
 ]
 
 
@@ -185,3 +191,10 @@ def narrate(before: KansasCity, after: KansasCity) -> list[str]:
 def final_summary(game: KansasCity, seat: int | None = None) -> str:
     """Final scores and who won."""
     return default_final_summary(game, seat)
+
+
+def summarise_moves(verb: str, moves: list[str]) -> str | None:
+    """How a long move list sums up the legal ``moves`` of ``verb``: a pass names 3 cards."""
+    if verb == "pass":
+        return f"pass <3 cards of your hand> ({len(moves)} ways, e.g. {moves[0]})"
+    return None

@@ -26,7 +26,8 @@ import numpy as np
 
 from cahoots_envs.core.layout import OBS_DTYPE
 from cahoots_envs.core.policy import BasePolicy, optional_module
-from cahoots_envs.games.texas_euchre.rules import DECKS, FACES, HAND_SIZE, PHASES, TexasEuchre
+from cahoots_envs.games.texas_euchre.encoder import build_layout
+from cahoots_envs.games.texas_euchre.rules import DECKS, FACES, HAND_SIZE, PHASES
 
 LOW = 6  # rank index of an 8: cards below it are discarded
 FINAL_LAP_LOW = 7  # on the final lap the 8s go too
@@ -52,7 +53,7 @@ class HeuristicPolicy(BasePolicy):
 
     def __init__(self, options: Mapping[str, Any], seed: int | None = None) -> None:
         self.num_players = n = int(options["num_players"])
-        self.layout = TexasEuchre.layout(options)
+        self.layout = build_layout(options["num_players"])
         self.hand_size = HAND_SIZE[n]
         self.copies = DECKS[n]
         self.throw_action = 1 << self.hand_size

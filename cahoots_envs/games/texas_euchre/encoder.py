@@ -11,17 +11,14 @@ copies of a face look alike). The leak test in ``tests/`` checks this on random 
 from __future__ import annotations
 
 from functools import cache
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from cahoots_envs.core.layout import Layout, Segment
-from cahoots_envs.games.texas_euchre.rules import FACES, HAND_SIZE, PHASES
+from cahoots_envs.core.spec import env_id_of
+from cahoots_envs.games.texas_euchre.rules import FACES, HAND_SIZE, PHASES, TexasEuchre
 
-if TYPE_CHECKING:
-    from cahoots_envs.games.texas_euchre.rules import TexasEuchre
-
-ENV_ID = "cahoots_envs/texas_euchre-v1"
+ENV_ID = env_id_of(TexasEuchre)  # the spec's id: cahoots_envs/<NAME>-v<VERSION>
 CARD_DOC = "count by card (2 with two decks), index `rank*4 + suit`, ranks 2..A = 0..12, suits CDHS"
 SCORE_CLIP = 2.0
 TURN_SCALE = 100.0

@@ -25,9 +25,15 @@ if TYPE_CHECKING:
     from cahoots_envs.games.texas_euchre.rules import TexasEuchre
 
 MOVE_EXAMPLES = ("discard 2C", "discard 5H 7H", "discard none", "throw down", "play AC")
+# the notation's words, which ``cahoots play`` reads to help with a mistyped move: every word a
+# move begins with and its kind ("cards": the cards it names follow; "hand": several cards of
+# one's own hand follow; "word": a move of fixed words), and the other words that are not cards
+VERBS = {"discard": "hand", "throw": "word", "play": "cards"}
+NOT_CARDS = ("NONE", "DOWN")
 
 __all__ = [
-    "MOVE_EXAMPLES", "final_summary", "headline", "narrate", "public_action", "render", "seat_view",
+    "MOVE_EXAMPLES", "NOT_CARDS", "VERBS", "final_summary", "headline", "narrate", "public_action",
+    "render", "seat_view", "summarise_moves",
 ]
 
 
@@ -114,3 +120,13 @@ def narrate(before: TexasEuchre, after: TexasEuchre) -> list[str]:
 def final_summary(game: TexasEuchre, seat: int | None = None) -> str:
     """Final scores and who won."""
     return default_final_summary(game, seat)
+
+
+def summarise_moves(verb: str, moves: list[str]) -> str | None:
+    """How a long move list sums up the legal ``moves`` of ``verb``: how many cards a discard
+    names (``discard none`` aside)."""
+    if verb == "discard":
+        sizes = sorted({len(m.split()) - 1 for m in moves if m != "discard none"})
+        return (f"discard <{sizes[0]}-{sizes[-1]} cards of your hand> "
+                f"({len(moves)} ways, e.g. {moves[-1]})")
+    return None
