@@ -332,7 +332,7 @@ games in lockstep in numba kernels (`cahoots_envs/games/cahoots_coop/batched.py`
 `fast` extra; see docs/vector.md). Status: complete. It plays every option above (1–4 players,
 `difficulty`, `num_goals`, `multicolour_mode`, `open_hands`, both reward modes) and gives this
 env's observations, masks and rewards entry for entry, checked step by step against the
-reference rules for every player count and test variant (`tests/test_vector_cahoots_coop.py`;
+reference rules for every player count and test variant (`tests/games/cahoots_coop/test_vector.py`;
 `-m slow` replays 27,500 games).
 
 - The kernels cover the whole game: the deal (from each game's own random stream, or a

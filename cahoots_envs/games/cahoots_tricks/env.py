@@ -248,7 +248,7 @@ lockstep in one numba kernel (module `games/cahoots_tricks/batched.py`; needs th
   drawn from the game's stream), the rules, rewards in both modes, the observation entry for
   entry and the mask, re-dealing finished games with every seat's final observation. `game(i)`
   rebuilds the reference game from the deal and the actions kept per game.
-- **Checked**: `tests/test_vector_cahoots_tricks.py` compares observation, mask, seat to move,
+- **Checked**: `tests/games/cahoots_tricks/test_vector.py` compares observation, mask, seat to move,
   rewards, terminations, final scores and final observations with the reference at every step
   (`-m slow`: tens of thousands of games).
 - **Speed** (`python benchmarks/bench_envs.py --envs cahoots_tricks --no-classic

@@ -20,7 +20,7 @@ seat), and shuffles the rest of the reserve. The sampled deal record gives each 
 sampled cards plus the cards it played that were not publicly known; the action history is
 public and kept as it is. With ``point_split='random'`` the past random splits are public in the
 world's state (scores, point cards) but a replay of its history cannot repeat them: the world's
-``rng_state`` is ``None`` (tests/test_search_cahoots_tricks.py replays them from the true
+``rng_state`` is ``None`` (tests/games/cahoots_tricks/test_search.py replays them from the true
 generator's state after the deal, which only a test may read).
 """
 

@@ -254,7 +254,7 @@ docs/vector.md).
   time), and finished games dealt again after every seat's final observation. `game(i)`
   rebuilds the reference game from the episode's deals and its actions, which the engine keeps
   (passes by hand, plays and upgrades a byte each).
-- **Checked**: `tests/test_vector_kansas_city.py` compares the seat to move, observation,
+- **Checked**: `tests/games/kansas_city/test_vector.py` compares the seat to move, observation,
   mask, rewards, terminations, final scores and final observations with the reference at every
   step, for every player count and variant, with random play, the lowest legal action and a
   policy that upgrades and plays trumps whenever it may, over the engine's own deals hand after

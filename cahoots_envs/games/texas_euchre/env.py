@@ -256,7 +256,7 @@ docs/vector.md).
   mask, and finished games dealt again after every seat's final observation. Two copies of a
   card play alike, so hands are kept as multisets of faces. `game(i)` rebuilds the reference
   game from the episode's deals (drawn again from the game's stream) and its actions.
-- **Checked**: `tests/test_vector_texas_euchre.py` compares the seat to move, observation,
+- **Checked**: `tests/games/texas_euchre/test_vector.py` compares the seat to move, observation,
   mask, rewards, terminations, final scores and final observations with the reference at every
   step, for every player count and variant, with random play and with policies that reach the
   trick phase and the empty pile often, over the engine's own deals round after round too

@@ -68,7 +68,7 @@ DEFAULTS: dict[str, Any] = {
 # rounds so far with this weight in rounds of prior
 PRIOR_MEAN, PRIOR_SD, PRIOR_ROUNDS = 15.0, 15.0, 2.0
 # softmax temperature per standard deviation of the points still to come (fitted on heuristic
-# self-play games: see tests/test_search_texas_euchre.py)
+# self-play games: see tests/games/texas_euchre/test_search.py)
 TEMPERATURE = 1.0
 
 

@@ -6,7 +6,7 @@ moves, checked to be legal in both); the observations must differ at the next de
 the persistent facts, at every later decision of the game, in the right seat row and card.
 An oracle test rebuilds the new segments from the move log of random games.
 
-Identity cards as in tests/test_cahoots_tricks.py: seat 0 = SHR, 1 = CHU, 2 = CDR, 3 = SDU.
+Identity cards as in scripted.py: seat 0 = SHR, 1 = CHU, 2 = CDR, 3 = SDU.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from cahoots_envs.games.cahoots_tricks.rules import (
     TYPE_VALUE,
     parse_card,
 )
+from tests.games.cahoots_tricks.scripted import hands_for, make_deal, new_env, plays, run
 from tests.scenario import legal, views
-from tests.test_cahoots_tricks import hands_for, make_deal, new_env, plays, run
 
 TRICK = ["8H", "7H", "4D", "4C", "4S", "4U", "4R", "5D"]  # hearts win (15): seats 0 and 1 score
 PICKS = [(0, "keep 8H"), (1, "kill 7H"), (2, "kill 5D"), (3, "keep 4C"),

@@ -20,14 +20,8 @@ import pytest
 
 from cahoots_envs import texas_euchre_v1
 from cahoots_envs.games.texas_euchre.rules import game_winners, parse_face, update_tiebreak
-from tests.test_texas_euchre import (
-    DEAL_4P,
-    new_env,
-    run,
-    thrown_round,
-    trick_rows,
-    views,
-)
+from tests.games.texas_euchre.scripted import DEAL_4P, new_env, run, thrown_round, trick_rows
+from tests.scenario import views
 
 F = parse_face
 

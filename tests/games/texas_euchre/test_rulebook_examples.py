@@ -23,7 +23,8 @@ import numpy as np
 import pytest
 
 from cahoots_envs.games.texas_euchre.rules import parse_face
-from tests.test_texas_euchre import hand, make_deal, new_env, run, trick_rows, views
+from tests.games.texas_euchre.scripted import hand, make_deal, new_env, run, trick_rows
+from tests.scenario import views
 
 A, B, C, D = 0, 1, 2, 3
 DEALT = [
