@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cahoots_envs.training.config import SECTIONS, ConfigError, register_section
+from cahoots_envs.training.every_seat_ppo import EverySeatConfig
 
 
 @dataclass(frozen=True)
@@ -77,3 +78,5 @@ def algorithms() -> dict[str, Algorithm]:
 
 
 register_algorithm("maskable_ppo", "cahoots_envs.training.maskable_ppo:train", tag="maskableppo")
+register_algorithm("every_seat_ppo", "cahoots_envs.training.every_seat_ppo:train",
+                   section=EverySeatConfig, tag="everyseatppo")

@@ -1,0 +1,417 @@
+"""Every-seat PPO: self-play on the batched engine where every seat the network holds learns
+(``algorithm: every_seat_ppo``; its settings are the config's ``every_seat_ppo`` section, the
+PPO settings ``ppo``, the pool weights and snapshot schedule ``pool``, the optional behaviour
+clone ``pretrain``; ``n_envs`` games, ``total_timesteps`` decisions of the network's seats).
+
+``n_envs`` games play in lockstep on ``cahoots_envs.vector``. In the first ``self_play_share``
+of them one network (parameters shared) plays every seat; in the others it plays one seat,
+rotated from episode to episode, and the other seats are drawn from the opponent pool (bots,
+frozen snapshots of the network) and act with ``act_batch``, as in ``BatchedSeatVecEnv``. Each
+engine step moves every game once: one forward pass for all the network's decisions of that
+step, one ``act_batch`` per opponent policy to move, one engine call; no Python loop over games.
+
+Credit is kept per (game, seat) (``SeatLedger``): a seat's transition runs from one of its
+decisions to its next one (or to the end of the game), and the engine's ``rewards[N, players]``
+of every step are added to the open transition of the seat that earned them. GAE follows each
+seat's chain of transitions; a transition still open when the rollout ends has no known
+successor and is left out (its predecessor bootstraps from its value). Rewards a seat earns
+before its first decision of a rollout (a deal's own pay) reach no transition: no action of its
+caused them.
+
+The actor is a plain MLP (``obs -> hidden ... -> logits``, illegal logits ``-inf``) so the
+trained network saves as an ``MLPPolicy`` and acts with numpy alone; the critic is a separate
+MLP on the same observation (a critic that reads ``state()`` is not built). The PPO is a compact
+torch implementation rather than TorchRL: the data is turn-based and masked, with a variable
+number of decisions per seat between rewards, and the bookkeeping that matters (per-seat
+transition chains) is ours either way; the update itself is a few lines of torch.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+from cahoots_envs.core.policy import Policy
+from cahoots_envs.errors import IllegalActionError
+from cahoots_envs.policies.network import MLPPolicy
+from cahoots_envs.training.config import ConfigError, PPOConfig, TrainConfig
+from cahoots_envs.training.pool import OpponentPool, SnapshotRotation
+from cahoots_envs.training.run import CsvLog, Evaluator, Trained, check_engine
+
+DESCRIPTION = "every-seat PPO (parameter-shared self-play on the batched engine)"
+SECTION = "every_seat_ppo"
+
+
+@dataclass
+class EverySeatConfig:
+    """Every-seat PPO's own settings (``every_seat_ppo:`` in a config); the PPO settings are the
+    config's ``ppo`` section (``n_steps``: engine steps per rollout, every game moving once a
+    step; ``net_arch``: the actor's and the critic's hidden layers)."""
+
+    self_play_share: float = 0.5  # games where the network plays every seat; pool games else
+
+
+def check_section(s: EverySeatConfig) -> None:
+    if not 0.0 <= s.self_play_share <= 1.0:
+        raise ConfigError(f"{SECTION}.self_play_share must be in [0, 1], got {s.self_play_share}")
+
+
+# ---- per-seat credit ------------------------------------------------------------------------
+class SeatLedger:
+    """The transitions of one rollout, ``[T, N]`` (engine step, game): one decision per game and
+    step at most. ``decide`` opens a seat's transition (closing its previous one, whose successor
+    it becomes), ``credit`` adds a step's ``rewards[N, players]`` to each seat's open transition,
+    ``finish`` ends the open transitions of finished games (terminal)."""
+
+    def __init__(self, steps: int, games: int, players: int) -> None:
+        self.rewards = np.zeros((steps, games), np.float32)
+        self.next = np.full((steps, games), -1, np.int64)  # the step of the seat's next decision
+        self.terminal = np.zeros((steps, games), np.bool_)
+        self.decided = np.zeros((steps, games), np.bool_)
+        self.open = np.full((games, players), -1, np.int64)  # the step of each seat's open one
+
+    def decide(self, t: int, games: np.ndarray, seats: np.ndarray) -> None:
+        before = self.open[games, seats]
+        had = before >= 0
+        self.next[before[had], games[had]] = t
+        self.open[games, seats] = t
+        self.decided[t, games] = True
+
+    def credit(self, rewards: np.ndarray) -> None:
+        games, seats = np.nonzero(self.open >= 0)
+        # one decision per (step, game): the open transitions of a game's seats never coincide
+        self.rewards[self.open[games, seats], games] += rewards[games, seats]
+
+    def finish(self, games: np.ndarray) -> None:
+        rows, seats = np.nonzero(self.open[games] >= 0)
+        self.terminal[self.open[games[rows], seats], games[rows]] = True
+        self.open[games] = -1
+
+    def kept(self) -> np.ndarray:
+        """The decisions whose transition is complete (a successor, or the game's end)."""
+        return self.decided & ((self.next >= 0) | self.terminal)
+
+
+def advantages(ledger: SeatLedger, values: np.ndarray, gamma: float,
+               lam: float) -> tuple[np.ndarray, np.ndarray]:
+    """GAE along each seat's chain of transitions (``values[T, N]`` at each decision): the
+    advantages and the returns (advantage + value), zero where no complete transition is."""
+    steps, games = values.shape
+    cols = np.arange(games)
+    kept = ledger.kept()
+    has_next = ledger.next >= 0
+    following = np.where(has_next, values[np.maximum(ledger.next, 0), cols], 0.0)
+    delta = np.where(kept, ledger.rewards + gamma * following - values, 0.0)
+    adv = np.zeros((steps, games), np.float64)
+    for t in range(steps - 1, -1, -1):  # a successor is always later: computed already
+        later = np.where(has_next[t], adv[np.maximum(ledger.next[t], 0), cols], 0.0)
+        adv[t] = delta[t] + gamma * lam * later
+    adv[~kept] = 0.0
+    return adv, np.where(kept, adv + values, 0.0)
+
+
+# ---- the network ----------------------------------------------------------------------------
+def mlp(sizes: list[int], activation: str) -> Any:
+    from torch import nn
+
+    act = {"tanh": nn.Tanh, "relu": nn.ReLU}[activation]
+    layers: list[Any] = []
+    for a, b in itertools.pairwise(sizes):
+        layers += [nn.Linear(a, b), act()]
+    return nn.Sequential(*layers)
+
+
+def masked_logits(logits: Any, masks: Any) -> Any:
+    import torch
+
+    return logits.masked_fill(~torch.as_tensor(masks).bool(), float("-inf"))
+
+
+def build_network(obs_size: int, num_actions: int, arch: list[int], activation: str) -> Any:
+    """Actor and critic, two MLPs on the observation; the actor laid out as SB3's
+    (``mlp_extractor.policy_net`` + ``action_net``), so ``MLPPolicy.from_sb3`` copies it and
+    ``imitation.behaviour_clone`` fits it (the methods it calls are here)."""
+    import torch
+    from torch import nn
+
+    class Extractor(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.policy_net = mlp([obs_size, *arch], activation)
+            self.value_net = mlp([obs_size, *arch], activation)
+
+    class ActorCritic(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.mlp_extractor = Extractor()
+            self.action_net = nn.Linear(arch[-1], num_actions)
+            self.value_head = nn.Linear(arch[-1], 1)
+            for m in self.modules():  # SB3's initialisation: orthogonal, small policy output
+                if isinstance(m, nn.Linear):
+                    nn.init.orthogonal_(m.weight, 2 ** 0.5)
+                    nn.init.zeros_(m.bias)
+            nn.init.orthogonal_(self.action_net.weight, 0.01)
+            nn.init.orthogonal_(self.value_head.weight, 1.0)
+
+        def logits(self, obs: Any) -> Any:
+            return self.action_net(self.mlp_extractor.policy_net(obs))
+
+        def predict_values(self, obs: Any) -> Any:
+            return self.value_head(self.mlp_extractor.value_net(obs))
+
+        def get_distribution(self, obs: Any, action_masks: Any) -> Any:
+            logits = masked_logits(self.logits(obs), action_masks)
+            return SimpleNamespace(distribution=torch.distributions.Categorical(logits=logits))
+
+        def evaluate_actions(self, obs: Any, actions: Any, action_masks: Any) -> Any:
+            logp = torch.log_softmax(masked_logits(self.logits(obs), action_masks), -1)
+            chosen = logp.gather(1, actions.long()[:, None])[:, 0]
+            entropy = -(logp.exp() * logp.nan_to_num(neginf=0.0)).sum(-1)
+            return self.predict_values(obs), chosen, entropy
+
+        def set_training_mode(self, mode: bool) -> None:
+            self.train(mode)
+
+    return ActorCritic()
+
+
+@dataclass
+class Rollout:
+    """One rollout's decisions, ``[T, N, ...]`` (engine step, game), valid where
+    ``ledger.decided``: the network's observation, mask, action, its log-probability and the
+    critic's value."""
+
+    obs: np.ndarray
+    masks: np.ndarray
+    actions: np.ndarray
+    logps: np.ndarray
+    values: np.ndarray
+    ledger: SeatLedger
+
+
+# ---- the games ------------------------------------------------------------------------------
+class EverySeatGames:
+    """``num_games`` games on the batched engine: the network's seats and the pool's, rollouts
+    of ``SeatLedger`` transitions (see the module docstring)."""
+
+    def __init__(self, config: TrainConfig, section: EverySeatConfig, pool: OpponentPool) -> None:
+        from cahoots_envs.vector import make as make_vector
+
+        options = {k: v for k, v in config.env_options.items() if k != "render_mode"}
+        self.vec = make_vector(config.env_id, config.n_envs, seed=config.seed, **options)
+        self.vec.reset(seed=config.seed)
+        self.engine = self.vec.engine
+        n, p = config.n_envs, self.vec.num_players
+        self.num_games, self.num_players = n, p
+        self.pool = pool
+        self.reward_scale = config.reward_scale
+        self.rng = np.random.default_rng(config.seed + 17)
+        share = 1.0 if config.team else section.self_play_share
+        self.self_play = np.arange(n) < round(share * n)
+        self.learner = np.arange(n) % p  # the network's seat in a pool game (rotated)
+        self.seat_policy = np.full((n, p), -1, np.int64)  # -1: the network; else ``policies``
+        self.policies: list[Policy] = []
+        self._ids: dict[int, int] = {}
+        self.episode_return = np.zeros((n, p), np.float64)
+        self.returns: list[float] = []  # the network's seat's episode returns in pool games
+        self._seat(np.flatnonzero(~self.self_play))
+
+    def _policy_id(self, policy: Policy) -> int:
+        if id(policy) not in self._ids:
+            self._ids[id(policy)] = len(self.policies)
+            self.policies.append(policy)
+        return self._ids[id(policy)]
+
+    def _seat(self, games: np.ndarray) -> None:
+        """New opponents for the pool games ``games``, drawn as ``OpponentPool.sample`` draws (a
+        group by weight, one of its entries uniformly), all at once."""
+        if games.size == 0:
+            return
+        live = [g for g, w in self.pool.weights.items() if w > 0 and self.pool.groups.get(g)]
+        if not live:
+            raise ValueError(f"opponent pool has no policy to draw: {self.pool.describe()}")
+        entries = [(e.policy, self.pool.weights[g] / len(self.pool.groups[g]))
+                   for g in live for e in self.pool.groups[g]]
+        chance = np.array([w for _, w in entries])
+        ids = np.array([self._policy_id(policy) for policy, _ in entries], np.int64)
+        drawn = ids[self.rng.choice(len(entries), (games.size, self.num_players),
+                                    p=chance / chance.sum())]
+        drawn[np.arange(games.size), self.learner[games]] = -1
+        self.seat_policy[games] = drawn
+
+    def rollout(self, net: Any, steps: int, generator: Any) -> Rollout:
+        """``steps`` engine steps; every decision of the network's seats recorded."""
+        import torch
+
+        e = self.engine
+        n = self.num_games
+        obs = np.zeros((steps, n, e.obs.shape[1]), np.float32)
+        masks = np.zeros((steps, n, e.mask.shape[1]), np.bool_)
+        actions = np.zeros((steps, n), np.int64)
+        logps = np.zeros((steps, n), np.float32)
+        values = np.zeros((steps, n), np.float32)
+        ledger = SeatLedger(steps, n, self.num_players)
+        move = np.zeros(n, np.int64)
+        for t in range(steps):
+            mover = e.to_move.copy()
+            ours = self.self_play | (mover == self.learner)
+            rows = np.flatnonzero(ours)
+            if rows.size:
+                obs[t, rows] = e.obs[rows]
+                masks[t, rows] = e.mask[rows] != 0
+                with torch.no_grad():
+                    x = torch.from_numpy(obs[t, rows])
+                    logp = torch.log_softmax(masked_logits(net.logits(x), masks[t, rows]), -1)
+                    gumbel = -torch.log(-torch.log(torch.rand(logp.shape, generator=generator)))
+                    chosen = (logp + gumbel).argmax(-1)
+                    logps[t, rows] = logp.gather(1, chosen[:, None])[:, 0].numpy()
+                    values[t, rows] = net.predict_values(x)[:, 0].numpy()
+                actions[t, rows] = move[rows] = chosen.numpy()
+                ledger.decide(t, rows, mover[rows])
+            self._opponents_move(np.flatnonzero(~ours), mover, move)
+            e.step(move)
+            rewards = e.rewards * self.reward_scale
+            ledger.credit(rewards)
+            self.episode_return += rewards
+            finished = np.flatnonzero(e.done)
+            if finished.size:
+                ledger.finish(finished)
+                pool_games = finished[~self.self_play[finished]]
+                self.returns += self.episode_return[pool_games, self.learner[pool_games]].tolist()
+                self.episode_return[finished] = 0.0
+                self.learner[pool_games] = (self.learner[pool_games] + 1) % self.num_players
+                self._seat(pool_games)
+        return Rollout(obs, masks, actions, logps, values, ledger)
+
+    def _opponents_move(self, rows: np.ndarray, mover: np.ndarray, move: np.ndarray) -> None:
+        e = self.engine
+        who = self.seat_policy[rows, mover[rows]]
+        for k in np.unique(who).tolist():
+            sel = rows[who == k]
+            chosen = np.asarray(self.policies[k].act_batch(e.obs[sel], e.mask[sel]), np.int64)
+            ok = (chosen >= 0) & (chosen < e.mask.shape[1])
+            ok[ok] = e.mask[sel[ok], chosen[ok]] != 0
+            if not ok.all():
+                i = int(np.flatnonzero(~ok)[0])
+                raise IllegalActionError(f"opponent {getattr(self.policies[k], 'name', k)!r} chose "
+                                         f"illegal action {int(chosen[i])} in game {int(sel[i])}")
+            move[sel] = chosen
+
+
+# ---- learning -------------------------------------------------------------------------------
+def ppo_update(net: Any, optimizer: Any, batch: Rollout, s: PPOConfig,
+               generator: Any) -> dict[str, float]:
+    """PPO's clipped update on the rollout's complete transitions."""
+    import torch
+
+    adv, ret = advantages(batch.ledger, batch.values.astype(np.float64), s.gamma, s.gae_lambda)
+    kept = batch.ledger.kept()
+    obs = torch.from_numpy(batch.obs[kept])
+    masks = torch.from_numpy(batch.masks[kept])
+    actions = torch.from_numpy(batch.actions[kept])
+    old_logp = torch.from_numpy(batch.logps[kept])
+    advs = torch.from_numpy(adv[kept].astype(np.float32))
+    rets = torch.from_numpy(ret[kept].astype(np.float32))
+    size = len(advs)
+    stats = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "clip_fraction": 0.0}
+    updates = 0
+    for _ in range(s.n_epochs):
+        order = torch.randperm(size, generator=generator)
+        for start in range(0, size, s.batch_size):
+            idx = order[start:start + s.batch_size]
+            values, logp, entropy = net.evaluate_actions(obs[idx], actions[idx], masks[idx])
+            a = advs[idx]
+            a = (a - a.mean()) / (a.std() + 1e-8) if len(idx) > 1 else a
+            ratio = torch.exp(logp - old_logp[idx])
+            clipped = torch.clamp(ratio, 1 - s.clip_range, 1 + s.clip_range)
+            policy_loss = -torch.min(ratio * a, clipped * a).mean()
+            value_loss = torch.nn.functional.mse_loss(values[:, 0], rets[idx])
+            loss = policy_loss + s.vf_coef * value_loss - s.ent_coef * entropy.mean()
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), s.max_grad_norm)
+            optimizer.step()
+            updates += 1
+            stats["policy_loss"] += float(policy_loss.detach())
+            stats["value_loss"] += float(value_loss.detach())
+            stats["entropy"] += float(entropy.detach().mean())
+            stats["clip_fraction"] += float(((ratio - 1).abs() > s.clip_range).float().mean())
+    return {k: v / max(updates, 1) for k, v in stats.items()} | {"transitions": float(size)}
+
+
+def crossed(steps: int, before: int, every: int) -> bool:
+    return steps // every != before // every
+
+
+def train(config: TrainConfig, run_dir: Path, resume: bool, evaluator: Evaluator) -> Trained:
+    """Pool, games, network (cloned from the teacher first with ``pretrain.games``), then
+    rollouts and PPO updates until ``total_timesteps`` decisions of the network's seats."""
+    import torch
+
+    from cahoots_envs.training.maskable_ppo import add_snapshot, build_pool, pretrain
+
+    if resume:
+        raise ConfigError("every_seat_ppo keeps no checkpoint to resume from; start a new run")
+    section: EverySeatConfig = config.sections.get(SECTION) or EverySeatConfig()
+    check_section(section)
+    check_engine(dataclasses.replace(config, engine="batched"))  # it trains on the batched engine
+    torch.set_num_threads(config.torch_threads)
+    torch.manual_seed(config.seed)
+    generator = torch.Generator().manual_seed(config.seed)
+    pool = build_pool(config)
+    rotation = (SnapshotRotation(config.pool.max_snapshots, seed=config.seed + 13)
+                if config.pool.snapshot_draw == "rollout" else None)
+    games = EverySeatGames(config, section, pool)
+    p = config.ppo
+    net = build_network(games.engine.obs.shape[1], games.engine.mask.shape[1],
+                        list(p.net_arch), p.activation)
+    pretrain_stats = None
+    if config.pretrain.games > 0:
+        pretrain_stats = pretrain(config, SimpleNamespace(policy=net), evaluator, run_dir)
+    latest = MLPPolicy.from_sb3(net)
+    latest.name = "latest"
+    if config.pool.latest > 0:
+        pool.set_only("latest", "latest", latest)
+    optimizer = torch.optim.Adam(net.parameters(), lr=p.learning_rate, eps=1e-5)
+    progress = CsvLog(run_dir / "progress.csv")
+    steps = 0
+    t0 = time.time()
+    print(f"every-seat PPO: {config.n_envs} games ({int(games.self_play.sum())} with the network "
+          f"in every seat), rollouts of {p.n_steps} engine steps, to "
+          f"{config.total_timesteps:,} decisions", flush=True)
+    while steps < config.total_timesteps:
+        if rotation is not None:
+            rotation.draw()
+        latest.layers = MLPPolicy.from_sb3(net).layers
+        batch = games.rollout(net, p.n_steps, generator)
+        before, steps = steps, steps + int(batch.ledger.decided.sum())
+        net.train()
+        stats = ppo_update(net, optimizer, batch, p, generator)
+        net.eval()
+        returns, games.returns = games.returns, []
+        progress.add({"time/total_timesteps": steps,
+                      "rollout/ep_rew_mean": round(float(np.mean(returns)), 4) if returns else "",
+                      "episodes": len(returns), "seconds": round(time.time() - t0, 1),
+                      **{k: round(v, 5) for k, v in stats.items()}})
+        if crossed(steps, before, config.pool.snapshot_every):
+            snap = MLPPolicy.from_sb3(net)
+            snap.name = f"snapshot_{steps}"
+            add_snapshot(pool, rotation, snap)
+        if crossed(steps, before, config.eval.every):
+            results = evaluator.evaluate(MLPPolicy.from_sb3(net), config.eval.games,
+                                         seed=config.seed + steps)
+            evaluator.record(steps, results)
+            text = ", ".join(f"vs {k} {r.win_rate:.3f}" for k, r in results.items())
+            print(f"[{steps:,} steps, {time.time() - t0:.0f}s] eval: {text}", flush=True)
+    return Trained(learner=MLPPolicy.from_sb3(net), timesteps=steps, seconds=time.time() - t0,
+                   description=DESCRIPTION,
+                   metadata={"behaviour_cloning": pretrain_stats,
+                             "every_seat_ppo": {"self_play_games": int(games.self_play.sum()),
+                                                "games": config.n_envs}})
