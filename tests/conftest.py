@@ -33,9 +33,14 @@ def env_cases() -> list[tuple[str, dict[str, Any]]]:
     return cases
 
 
+def options_id(options: dict[str, Any], sep: str = "-", empty: str = "") -> str:
+    """A test id for ``options``: ``key=value`` joined by ``sep`` (``empty`` for no options)."""
+    return sep.join(f"{k}={v}" for k, v in options.items()) or empty
+
+
 def case_id(case: tuple[str, dict[str, Any]]) -> str:
     game, opts = case
-    return game + "-" + "-".join(f"{k}={v}" for k, v in opts.items())
+    return game + "-" + options_id(opts)
 
 
 CASES = env_cases()
@@ -50,4 +55,5 @@ def make_env(game: str, protected: bool = True, **options: Any) -> Any:
     return cahoots_envs.make(game, **options) if protected else cahoots_envs.make_raw(game, **options)
 
 
-__all__ = ["CASES", "HIGH_CARD", "cahoots_envs", "case_id", "game_class", "make_env"]
+__all__ = ["CASES", "HIGH_CARD", "cahoots_envs", "case_id", "game_class", "make_env",
+           "options_id"]

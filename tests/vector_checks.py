@@ -35,6 +35,7 @@ import cahoots_envs
 from cahoots_envs.core.batched import BatchedEngine
 from cahoots_envs.core.layout import OBS_DTYPE
 from cahoots_envs.core.numba_kernels import seed_states
+from cahoots_envs.core.spec import GameSpec
 from cahoots_envs.vector.engine import engine_class
 
 OBS_TOLERANCE = 1e-6  # float32 rounding of the same value computed in another order
@@ -302,3 +303,67 @@ def check_streams_per_game(make: Callable[[int], BatchedEngine], steps: int) -> 
     a.reset(a.rng_state, None)
     assert a.rng_state is state
     assert all(a.game(i).deals[0] != last[i] for i in range(5))
+
+
+# ---- row by row against reference game objects (each game's tests/games/<game>/test_vector.py) --
+def engine_for(spec: GameSpec, engine: type[BatchedEngine], options: dict[str, Any],
+               num_envs: int) -> Any:
+    """``engine`` (the game's engine class, which the spec must name) over ``options``."""
+    assert engine_class(spec) is engine  # the spec names this engine
+    return engine(spec, spec.resolve_options(options), num_envs)
+
+
+def observe_game(spec: GameSpec, game: Any, seat: int) -> np.ndarray:
+    """``seat``'s observation of the reference ``game`` (a rules object), in the spec's layout."""
+    options = spec.resolve_options({"num_players": game.num_players})
+    out = np.zeros(spec.layout(options).size, OBS_DTYPE)
+    game.encode(seat, out)
+    return out
+
+
+def game_mask(spec: GameSpec, game: Any) -> np.ndarray:
+    """The action mask of the reference ``game`` (all zeros once it is over)."""
+    out = np.zeros(spec.rules.num_actions(spec.resolve_options(
+        {"num_players": game.num_players})), np.int8)
+    if not game.is_over:
+        out[game.legal_actions()] = 1
+    return out
+
+
+def check_row(engine: BatchedEngine, i: int, game: Any, observe: Callable[[Any, int], np.ndarray],
+              mask: Callable[[Any], np.ndarray]) -> None:
+    """Row ``i`` of the engine shows the reference ``game``: seat to move, observation, mask."""
+    assert engine.to_move[i] == game.current_player
+    np.testing.assert_array_equal(engine.obs[i], observe(game, game.current_player))
+    np.testing.assert_array_equal(engine.mask[i], mask(game))
+
+
+def paid_by(rule: Any, game: Any, action: int) -> np.ndarray:
+    """Apply ``action`` to the reference ``game``: the rewards ``rule`` pays for it."""
+    before = rule.values(game)
+    game.apply(int(action))
+    return np.array(rule.values(game), np.float32) - np.array(before, np.float32)
+
+
+def check_final_row(engine: BatchedEngine, i: int, game: Any,
+                    observe: Callable[[int], np.ndarray]) -> None:
+    """Game ``i`` finished in the last call: its row of ``final_scores`` / ``final_obs`` (found
+    at its rank among the games done) holds the reference ``game``'s scores and each seat's
+    ``observe(seat)``."""
+    assert engine.done[i]
+    rank = int(np.count_nonzero(engine.done[:i]))
+    assert engine.final_scores.shape[0] == int(engine.done.sum())
+    np.testing.assert_array_equal(engine.final_scores[rank], np.asarray(game.scores, np.float64))
+    for seat in range(engine.num_players):
+        np.testing.assert_array_equal(engine.final_obs[rank, seat], observe(seat))
+
+
+def check_same_game(engine: BatchedEngine, i: int, ref: Any,
+                    observe: Callable[[Any, int], np.ndarray]) -> None:
+    """``engine.game(i)`` is ``ref``: deals, history, scores, seat to move, observation, moves."""
+    game = engine.game(i)
+    assert game.deals == ref.deals and game.history == ref.history
+    assert game.current_player == ref.current_player and game.scores == ref.scores
+    np.testing.assert_array_equal(observe(game, ref.current_player),
+                                  observe(ref, ref.current_player))
+    assert game.legal_actions() == ref.legal_actions()

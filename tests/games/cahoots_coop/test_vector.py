@@ -10,6 +10,7 @@ malformed deals. ``-m slow`` replays tens of thousands of games.
 from __future__ import annotations
 
 import copy
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -24,8 +25,13 @@ from cahoots_envs.core.numba_kernels import seed_states
 from cahoots_envs.games.cahoots_coop.batched import RANK_WEIGHTS, Engine, goal_table
 from cahoots_envs.games.cahoots_coop.goals import KINDS, PILES, satisfied_table
 from cahoots_envs.games.cahoots_coop.rules import GOALS, CahootsCoop
-from cahoots_envs.vector.engine import engine_class
-from tests.vector_checks import check_against_reference, check_bad_deals_change_nothing
+from tests.vector_checks import (
+    check_against_reference,
+    check_bad_deals_change_nothing,
+    check_final_row,
+    engine_for,
+    paid_by,
+)
 
 ENV = "cahoots_coop-v1"
 CASES = (
@@ -43,10 +49,7 @@ GREEN_PILES = ["1G", "2G", "3G", "4G"]
 NO_FIT = ["5O", "6O", "7P", "5V"]
 
 
-def _engine(options: dict[str, Any], num_envs: int) -> Engine:
-    spec = cahoots_envs.game_spec(ENV)
-    assert engine_class(spec) is Engine  # the spec names this engine
-    return Engine(spec, spec.resolve_options(options), num_envs)
+_engine = partial(engine_for, cahoots_envs.game_spec(ENV), Engine)
 
 
 def _complete(deal: dict[str, Any], options: dict[str, Any], seed: int) -> list[dict[str, Any]]:
@@ -62,16 +65,6 @@ def _observe(env: Any, seat: int) -> np.ndarray:
 
 def _paid(env: Any) -> np.ndarray:
     return np.array([env.rewards[a] for a in env.possible_agents], np.float32)
-
-
-def _check_final(engine: Engine, i: int, game: Any, observe: Any) -> None:
-    """Game ``i`` finished in the last call: its row of ``final_scores`` / ``final_obs``."""
-    assert engine.done[i]
-    rank = int(np.count_nonzero(engine.done[:i]))
-    assert engine.final_scores.shape[0] == int(engine.done.sum())
-    np.testing.assert_array_equal(engine.final_scores[rank], np.asarray(game.scores, np.float64))
-    for seat in range(engine.num_players):
-        np.testing.assert_array_equal(engine.final_obs[rank, seat], observe(seat))
 
 
 def _lockstep(options: dict[str, Any], deals: list[Any], seed: int = 0) -> int:
@@ -92,7 +85,7 @@ def _lockstep(options: dict[str, Any], deals: list[Any], seed: int = 0) -> int:
     def compare(i: int) -> None:
         env = envs[i]
         if env.game.is_over:
-            _check_final(engine, i, env.game, lambda seat: _observe(env, seat))
+            check_final_row(engine, i, env.game, lambda seat: _observe(env, seat))
             live[i] = False
             return
         assert not engine.done[i]
@@ -214,13 +207,10 @@ def test_dealt_games_match_rebuilt_reference_games_over_several_episodes(
         actions = np.array([rng.choice(game.legal_actions()) for game in games])
         engine.step(actions)
         for i, game in enumerate(games):
-            before = rule.values(game)
-            game.apply(int(actions[i]))
-            expected = np.array(rule.values(game), np.float32) - np.array(before, np.float32)
-            np.testing.assert_array_equal(engine.rewards[i], expected)
+            np.testing.assert_array_equal(engine.rewards[i], paid_by(rule, game, actions[i]))
             assert engine.done[i] == game.is_over
             if game.is_over:
-                _check_final(engine, i, game, lambda seat, g=game: observe(g, seat))
+                check_final_row(engine, i, game, lambda seat, g=game: observe(g, seat))
                 finished += 1
                 games[i] = engine.game(i)
                 np.testing.assert_array_equal(engine.deal_rewards[i], rule.values(games[i]))

@@ -11,6 +11,7 @@ scripted deals, per-game streams. ``-m slow`` replays tens of thousands of games
 from __future__ import annotations
 
 import copy
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -19,15 +20,21 @@ import pytest
 import cahoots_envs
 from cahoots_envs import vector
 from cahoots_envs.core.driver import RewardRule
-from cahoots_envs.core.layout import OBS_DTYPE
 from cahoots_envs.core.numba_kernels import randint, seed_states
 from cahoots_envs.games.cahoots_tricks.batched import Engine
 from cahoots_envs.games.cahoots_tricks.rules import NUM_TYPES, PLAY_BASE, TRICKS, CahootsTricks
-from cahoots_envs.vector.engine import engine_class
+from tests.conftest import options_id
 from tests.vector_checks import (
     check_against_reference,
     check_bad_deals_change_nothing,
+    check_final_row,
+    check_row,
+    check_same_game,
     check_streams_per_game,
+    engine_for,
+    game_mask,
+    observe_game,
+    paid_by,
 )
 
 ENV = "cahoots_tricks-v1"
@@ -48,26 +55,9 @@ RANDOM_SPLITS_3P = {"num_players": 3, "scoring": "face_value", "point_split": "r
                     "reward_mode": "points"}
 
 
-def _ids(options: dict[str, Any]) -> str:
-    return "-".join(f"{k}={v}" for k, v in options.items())
-
-
-def _engine(options: dict[str, Any], num_envs: int) -> Engine:
-    assert engine_class(SPEC) is Engine  # the spec names this engine
-    return Engine(SPEC, SPEC.resolve_options(options), num_envs)
-
-
-def _observe(game: CahootsTricks, seat: int) -> np.ndarray:
-    out = np.zeros(SPEC.layout(SPEC.resolve_options({"num_players": game.num_players})).size,
-                   OBS_DTYPE)
-    game.encode(seat, out)
-    return out
-
-
-def _mask(game: CahootsTricks) -> np.ndarray:
-    out = np.zeros(CahootsTricks.num_actions({}), np.int8)
-    out[game.legal_actions()] = 1
-    return out
+_engine = partial(engine_for, SPEC, Engine)
+_observe = partial(observe_game, SPEC)
+_mask = partial(game_mask, SPEC)
 
 
 class _EngineSplits:
@@ -86,14 +76,7 @@ class _EngineSplits:
         return perm
 
 
-def _same_game(engine: Engine, i: int, ref: CahootsTricks) -> None:
-    """``engine.game(i)`` is ``ref``: deals, history, seat to move, observation and moves."""
-    game = engine.game(i)
-    assert game.deals == ref.deals and game.history == ref.history
-    assert game.current_player == ref.current_player and game.scores == ref.scores
-    np.testing.assert_array_equal(_observe(game, ref.current_player),
-                                  _observe(ref, ref.current_player))
-    assert game.legal_actions() == ref.legal_actions()
+_same_game = partial(check_same_game, observe=_observe)
 
 
 def _own_deals(options: dict[str, Any], num: int, steps: int, seed: int) -> int:
@@ -117,9 +100,7 @@ def _own_deals(options: dict[str, Any], num: int, steps: int, seed: int) -> int:
     finished = 0
     for step in range(steps):
         for i, game in enumerate(games):
-            assert engine.to_move[i] == game.current_player
-            np.testing.assert_array_equal(engine.obs[i], _observe(game, game.current_player))
-            np.testing.assert_array_equal(engine.mask[i], _mask(game))
+            check_row(engine, i, game, _observe, _mask)
             if i % 7 == 0 and step % 25 == 3:
                 _same_game(engine, i, game)
         actions = vector.random_legal_actions(engine.mask, rng)
@@ -133,17 +114,11 @@ def _own_deals(options: dict[str, Any], num: int, steps: int, seed: int) -> int:
                 assert not engine.done[i] and not engine.rewards[i].any()
                 np.testing.assert_array_equal(engine.obs[i], before_obs[i])
                 continue
-            before = rule.values(game)
-            game.apply(int(actions[i]))
-            paid = np.array(rule.values(game), np.float32) - np.array(before, np.float32)
+            paid = paid_by(rule, game, actions[i])
             np.testing.assert_allclose(engine.rewards[i], paid, rtol=0, atol=1e-6)
             assert engine.done[i] == game.is_over
             if game.is_over:
-                rank = int(np.count_nonzero(engine.done[:i]))
-                np.testing.assert_array_equal(engine.final_scores[rank], game.scores)
-                for seat in range(game.num_players):
-                    np.testing.assert_array_equal(engine.final_obs[rank, seat],
-                                                  _observe(game, seat))
+                check_final_row(engine, i, game, partial(_observe, game))
                 finished += 1
                 games[i] = rebuilt(i)
     return finished
@@ -164,31 +139,23 @@ def _scripted_lockstep(options: dict[str, Any], deals: list[Any], seed: int = 0,
     while live.any():
         for i in np.flatnonzero(live):
             game = games[i]
-            assert engine.to_move[i] == game.current_player
-            np.testing.assert_array_equal(engine.obs[i], _observe(game, game.current_player))
-            np.testing.assert_array_equal(engine.mask[i], _mask(game))
+            check_row(engine, i, game, _observe, _mask)
         actions = (np.argmax(engine.mask, axis=1) if first
                    else vector.random_legal_actions(engine.mask, rng))
         engine.step(actions)
         for i in np.flatnonzero(live):
             game = games[i]
-            before = rule.values(game)
-            game.apply(int(actions[i]))
-            paid = np.array(rule.values(game), np.float32) - np.array(before, np.float32)
+            paid = paid_by(rule, game, actions[i])
             np.testing.assert_allclose(engine.rewards[i], paid, rtol=0, atol=1e-6)
             assert engine.done[i] == game.is_over
             if game.is_over:
-                rank = int(np.count_nonzero(engine.done[:i]))
-                np.testing.assert_array_equal(engine.final_scores[rank], game.scores)
-                for seat in range(game.num_players):
-                    np.testing.assert_array_equal(engine.final_obs[rank, seat],
-                                                  _observe(game, seat))
+                check_final_row(engine, i, game, partial(_observe, game))
                 live[i] = False
     return games
 
 
 # ---- differential checks ----------------------------------------------------------------------
-@pytest.mark.parametrize("options", CASES, ids=_ids)
+@pytest.mark.parametrize("options", CASES, ids=options_id)
 def test_matches_the_reference(options: dict[str, Any]) -> None:
     report = check_against_reference(ENV, options, games=10, seed=7)
     assert report.decisions > 10 * 100 and report.game_checks > 0
@@ -200,7 +167,7 @@ def test_matches_the_reference_with_the_lowest_legal_action() -> None:
     assert report.decisions > 4 * 100
 
 
-@pytest.mark.parametrize("options", [*RANDOM_SPLITS, RANDOM_SPLITS_3P], ids=_ids)
+@pytest.mark.parametrize("options", [*RANDOM_SPLITS, RANDOM_SPLITS_3P], ids=options_id)
 def test_random_point_splits_replay_through_the_reference(options: dict[str, Any]) -> None:
     assert CahootsTricks.chance_after_deal(SPEC.resolve_options(options))
     assert _own_deals(options, num=12, steps=260, seed=5) >= 12
@@ -287,7 +254,7 @@ def test_game_i_renders_and_names_actions() -> None:
 
 # ---- long runs ----------------------------------------------------------------------------------
 @pytest.mark.slow
-@pytest.mark.parametrize("options", CASES, ids=_ids)
+@pytest.mark.parametrize("options", CASES, ids=options_id)
 def test_matches_the_reference_long(options: dict[str, Any]) -> None:
     report = check_against_reference(ENV, options, games=2500, seed=1234)
     assert report.decisions > 2500 * 100
@@ -295,6 +262,6 @@ def test_matches_the_reference_long(options: dict[str, Any]) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("options", [*RANDOM_SPLITS, RANDOM_SPLITS_3P,
-                                     {"reward_mode": "points"}], ids=_ids)
+                                     {"reward_mode": "points"}], ids=options_id)
 def test_dealt_games_match_the_reference_long(options: dict[str, Any]) -> None:
     assert _own_deals(options, num=200, steps=2000, seed=99) >= 200 * 8

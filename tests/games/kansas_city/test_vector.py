@@ -12,6 +12,7 @@ scripted deals; per-game streams. ``-m slow`` replays tens of thousands of games
 from __future__ import annotations
 
 import copy
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -20,12 +21,20 @@ import pytest
 import cahoots_envs
 from cahoots_envs import vector
 from cahoots_envs.core.driver import RewardRule
-from cahoots_envs.core.layout import OBS_DTYPE
 from cahoots_envs.core.numba_kernels import seed_states
 from cahoots_envs.games.kansas_city.batched import Engine
 from cahoots_envs.games.kansas_city.rules import KansasCity, card_str, parse_card
-from cahoots_envs.vector.engine import engine_class
-from tests.vector_checks import check_against_reference, check_bad_deals_change_nothing
+from tests.conftest import options_id
+from tests.vector_checks import (
+    check_against_reference,
+    check_bad_deals_change_nothing,
+    check_final_row,
+    check_row,
+    engine_for,
+    game_mask,
+    observe_game,
+    paid_by,
+)
 
 ENV = "kansas_city-v1"
 SPEC = cahoots_envs.game_spec(ENV)
@@ -39,25 +48,12 @@ GAMES = {4: 14, 5: 12}  # games per case and player count in the default suite
 
 
 def _ids(options: dict[str, Any]) -> str:
-    return "-".join(f"{k}={v}" for k, v in options.items()) or "default"
+    return options_id(options, empty="default")
 
 
-def _engine(options: dict[str, Any], num_envs: int) -> Engine:
-    assert engine_class(SPEC) is Engine  # the spec names this engine
-    return Engine(SPEC, SPEC.resolve_options(options), num_envs)
-
-
-def _observe(game: KansasCity, seat: int) -> np.ndarray:
-    out = np.zeros(SPEC.layout({"num_players": game.num_players}).size, OBS_DTYPE)
-    game.encode(seat, out)
-    return out
-
-
-def _mask(game: KansasCity) -> np.ndarray:
-    out = np.zeros(KansasCity.num_actions({"num_players": game.num_players}), np.int8)
-    if not game.is_over:
-        out[game.legal_actions()] = 1
-    return out
+_engine = partial(engine_for, SPEC, Engine)
+_observe = partial(observe_game, SPEC)
+_mask = partial(game_mask, SPEC)
 
 
 def _trumps(env: Any, rng: np.random.Generator) -> int:
@@ -105,9 +101,7 @@ def _alongside(engine: Engine, games: list[KansasCity], steps: int, seed: int,
     hands = finished = 0
     for _ in range(steps):
         for i, game in enumerate(games):
-            assert engine.to_move[i] == game.current_player
-            np.testing.assert_array_equal(engine.obs[i], _observe(game, game.current_player))
-            np.testing.assert_array_equal(engine.mask[i], _mask(game))
+            check_row(engine, i, game, _observe, _mask)
         actions = vector.random_legal_actions(engine.mask, rng)
         actions[rng.random(engine.num_envs) < skip_rate] = -1
         moved = actions >= 0
@@ -122,17 +116,12 @@ def _alongside(engine: Engine, games: list[KansasCity], steps: int, seed: int,
                 assert not engine.done[i] and not engine.rewards[i].any()
                 np.testing.assert_array_equal(engine.obs[i], before_obs[i])
                 continue
-            before, hand = rule.values(game), game.hand_index
-            game.apply(int(actions[i]))
-            paid = np.array(rule.values(game), np.float32) - np.array(before, np.float32)
+            hand = game.hand_index
+            paid = paid_by(rule, game, actions[i])
             np.testing.assert_array_equal(engine.rewards[i], paid)
             assert engine.done[i] == game.is_over
             if game.is_over:
-                rank = int(np.count_nonzero(engine.done[:i]))
-                np.testing.assert_array_equal(engine.final_scores[rank], game.scores)
-                for seat in range(game.num_players):
-                    np.testing.assert_array_equal(engine.final_obs[rank, seat],
-                                                  _observe(game, seat))
+                check_final_row(engine, i, game, partial(_observe, game))
                 finished += 1
                 games[i] = _fresh(engine, i)
             elif game.hand_index > hand:

@@ -12,6 +12,7 @@ history row; per-game streams. ``-m slow`` replays tens of thousands of games.
 from __future__ import annotations
 
 import copy
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -21,7 +22,6 @@ import cahoots_envs
 from cahoots_envs import vector
 from cahoots_envs.core.driver import RewardRule
 from cahoots_envs.core.game import zero_sum_outcome
-from cahoots_envs.core.layout import OBS_DTYPE
 from cahoots_envs.core.numba_kernels import seed_states
 from cahoots_envs.games.texas_euchre.batched import (
     HISTORY,
@@ -43,11 +43,18 @@ from cahoots_envs.games.texas_euchre.rules import (
     score_round,
     update_tiebreak,
 )
-from cahoots_envs.vector.engine import engine_class
+from tests.conftest import options_id
 from tests.vector_checks import (
     check_against_reference,
     check_bad_deals_change_nothing,
+    check_final_row,
+    check_row,
+    check_same_game,
     check_streams_per_game,
+    engine_for,
+    game_mask,
+    observe_game,
+    paid_by,
 )
 
 ENV = "texas_euchre-v1"
@@ -61,26 +68,9 @@ CASES = (
 )
 
 
-def _ids(options: dict[str, Any]) -> str:
-    return "-".join(f"{k}={v}" for k, v in options.items())
-
-
-def _engine(options: dict[str, Any], num_envs: int) -> Engine:
-    assert engine_class(SPEC) is Engine  # the spec names this engine
-    return Engine(SPEC, SPEC.resolve_options(options), num_envs)
-
-
-def _observe(game: TexasEuchre, seat: int) -> np.ndarray:
-    out = np.zeros(SPEC.layout({"num_players": game.num_players}).size, OBS_DTYPE)
-    game.encode(seat, out)
-    return out
-
-
-def _mask(game: TexasEuchre) -> np.ndarray:
-    out = np.zeros(TexasEuchre.num_actions({"num_players": game.num_players}), np.int8)
-    if not game.is_over:
-        out[game.legal_actions()] = 1
-    return out
+_engine = partial(engine_for, SPEC, Engine)
+_observe = partial(observe_game, SPEC)
+_mask = partial(game_mask, SPEC)
 
 
 # ---- policies that reach the rarer parts of a round ---------------------------------------------
@@ -117,14 +107,7 @@ def _choose(engine: Engine, rng: np.random.Generator, throw_rate: float) -> np.n
 
 
 # ---- lockstep against reference games -----------------------------------------------------------
-def _same_game(engine: Engine, i: int, ref: TexasEuchre) -> None:
-    """``engine.game(i)`` is ``ref``: deals, history, scores, seat to move, observation, moves."""
-    game = engine.game(i)
-    assert game.deals == ref.deals and game.history == ref.history
-    assert game.current_player == ref.current_player and game.scores == ref.scores
-    np.testing.assert_array_equal(_observe(game, ref.current_player),
-                                  _observe(ref, ref.current_player))
-    assert game.legal_actions() == ref.legal_actions()
+_same_game = partial(check_same_game, observe=_observe)
 
 
 def _alongside(engine: Engine, games: list[TexasEuchre | None], steps: int, seed: int,
@@ -145,9 +128,7 @@ def _alongside(engine: Engine, games: list[TexasEuchre | None], steps: int, seed
         for i, game in enumerate(games):
             if game is None:
                 continue
-            assert engine.to_move[i] == game.current_player
-            np.testing.assert_array_equal(engine.obs[i], _observe(game, game.current_player))
-            np.testing.assert_array_equal(engine.mask[i], _mask(game))
+            check_row(engine, i, game, _observe, _mask)
             if i % 5 == 0 and step % 40 == 7:
                 _same_game(engine, i, game)
         actions = _choose(engine, rng, throw_rate)
@@ -162,17 +143,12 @@ def _alongside(engine: Engine, games: list[TexasEuchre | None], steps: int, seed
                 assert not engine.done[i] and not engine.rewards[i].any()
                 np.testing.assert_array_equal(engine.obs[i], before_obs[i])
                 continue
-            before, hand = rule.values(game), game.hand_index
-            game.apply(int(actions[i]))
-            paid = np.array(rule.values(game), np.float32) - np.array(before, np.float32)
+            hand = game.hand_index
+            paid = paid_by(rule, game, actions[i])
             np.testing.assert_array_equal(engine.rewards[i], paid)
             assert engine.done[i] == game.is_over
             if game.is_over:
-                rank = int(np.count_nonzero(engine.done[:i]))
-                np.testing.assert_array_equal(engine.final_scores[rank], game.scores)
-                for seat in range(game.num_players):
-                    np.testing.assert_array_equal(engine.final_obs[rank, seat],
-                                                  _observe(game, seat))
+                check_final_row(engine, i, game, partial(_observe, game))
                 finished += 1
                 games[i] = _fresh(engine, i) if rebuild else None
             elif game.hand_index > hand:
@@ -189,21 +165,21 @@ def _fresh(engine: Engine, i: int) -> TexasEuchre:
 
 
 # ---- differential checks ------------------------------------------------------------------------
-@pytest.mark.parametrize("options", CASES, ids=_ids)
+@pytest.mark.parametrize("options", CASES, ids=options_id)
 def test_matches_the_reference(options: dict[str, Any]) -> None:
     report = check_against_reference(ENV, options, games=10, seed=7)
     assert report.decisions > 10 * 20 and report.game_checks > 0
 
 
 @pytest.mark.parametrize("options", [{}, {"num_players": 6, "reward_mode": "points"},
-                                     {"num_players": 3, "reverse": True}], ids=_ids)
+                                     {"num_players": 3, "reverse": True}], ids=options_id)
 def test_matches_the_reference_with_trick_phases(options: dict[str, Any]) -> None:
     report = check_against_reference(ENV, options, games=6, seed=11, policy=_throws)
     assert report.decisions > 6 * 60
 
 
 @pytest.mark.parametrize("options", [{"num_players": 3, "empty_deck_throw_down": True},
-                                     {"num_players": 4}], ids=_ids)
+                                     {"num_players": 4}], ids=options_id)
 def test_matches_the_reference_when_the_deck_runs_out(options: dict[str, Any]) -> None:
     report = check_against_reference(ENV, options, games=8, seed=5, policy=_holds)
     assert report.decisions > 8 * 30
@@ -216,7 +192,7 @@ def test_matches_the_reference_with_the_lowest_legal_action() -> None:
 
 @pytest.mark.parametrize("options", [{}, {"num_players": 6, "reverse": True,
                                           "reward_mode": "points", "target_score": 90}],
-                         ids=_ids)
+                         ids=options_id)
 def test_dealt_games_match_rebuilt_reference_games(options: dict[str, Any]) -> None:
     # the engine's own deals, round after round and episode after episode
     engine = _engine(options, 8)
@@ -426,14 +402,14 @@ def test_game_i_renders_and_names_actions() -> None:
 
 # ---- long runs ----------------------------------------------------------------------------------
 @pytest.mark.slow
-@pytest.mark.parametrize("options", CASES, ids=_ids)
+@pytest.mark.parametrize("options", CASES, ids=options_id)
 def test_matches_the_reference_long(options: dict[str, Any]) -> None:
     report = check_against_reference(ENV, options, games=1500, seed=1234)
     assert report.decisions > 1500 * 20
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("options", CASES, ids=_ids)
+@pytest.mark.parametrize("options", CASES, ids=options_id)
 def test_matches_the_reference_with_trick_phases_long(options: dict[str, Any]) -> None:
     policy = _holds if options.get("empty_deck_throw_down") else _throws
     report = check_against_reference(ENV, options, games=800, seed=4321, policy=policy)
@@ -441,7 +417,7 @@ def test_matches_the_reference_with_trick_phases_long(options: dict[str, Any]) -
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("options", CASES, ids=_ids)
+@pytest.mark.parametrize("options", CASES, ids=options_id)
 def test_dealt_games_match_rebuilt_reference_games_long(options: dict[str, Any]) -> None:
     engine = _engine(options, 100)
     engine.reset(seed_states(99, 100), None)
