@@ -38,6 +38,16 @@ def options_id(options: dict[str, Any], sep: str = "-", empty: str = "") -> str:
     return sep.join(f"{k}={v}" for k, v in options.items()) or empty
 
 
+def variant_id(options: dict[str, Any]) -> str:
+    """A test id for a game variant: ``key=value`` joined by commas."""
+    return options_id(options, sep=",")
+
+
+def env_options(game: str, **options: Any) -> dict[str, Any]:
+    """Every option of a ``game`` env made with ``options`` (the defaults filled in)."""
+    return dict(cahoots_envs.make_raw(game, **options).options)
+
+
 def case_id(case: tuple[str, dict[str, Any]]) -> str:
     game, opts = case
     return game + "-" + options_id(opts)
@@ -55,5 +65,5 @@ def make_env(game: str, protected: bool = True, **options: Any) -> Any:
     return cahoots_envs.make(game, **options) if protected else cahoots_envs.make_raw(game, **options)
 
 
-__all__ = ["CASES", "HIGH_CARD", "cahoots_envs", "case_id", "game_class", "make_env",
-           "options_id"]
+__all__ = ["CASES", "HIGH_CARD", "cahoots_envs", "case_id", "env_options", "game_class", "make_env",
+           "options_id", "variant_id"]

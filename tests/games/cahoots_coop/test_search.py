@@ -13,19 +13,16 @@ import cahoots_envs
 from cahoots_envs.games.cahoots_coop import search
 from cahoots_envs.games.cahoots_coop.bot import HeuristicPolicy
 from cahoots_envs.games.cahoots_coop.rules import MATCHES, CahootsCoop
+from tests.conftest import env_options, variant_id
 from tests.search_checks import check_fast_bot, check_worlds, replay, variants
 
 ENV = "cahoots_coop"
 VARIANTS: list[dict[str, Any]] = variants(CahootsCoop)
 
 
-def _opts(**options: Any) -> dict[str, Any]:
-    return dict(cahoots_envs.make_raw(ENV, **options).options)
-
-
-@pytest.mark.parametrize("options", VARIANTS, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
+@pytest.mark.parametrize("options", VARIANTS, ids=variant_id)
 def test_worlds_replay_and_hide(options: dict[str, Any]) -> None:
-    opts = _opts(**options)
+    opts = env_options(ENV, **options)
     if opts["num_players"] > 1 and not opts["open_hands"]:
         check_worlds(ENV, options, seeds=[1, 2], points=4, samples=2)
         check_worlds(ENV, options, seeds=[3], points=4, samples=2, bots="random")
@@ -38,7 +35,7 @@ def test_worlds_replay_and_hide(options: dict[str, Any]) -> None:
             check_worlds(ENV, options, seeds=seeds, points=4, samples=2, bots=bots)
 
 
-@pytest.mark.parametrize("options", VARIANTS, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
+@pytest.mark.parametrize("options", VARIANTS, ids=variant_id)
 def test_fast_bot_chooses_as_the_bot(options: dict[str, Any]) -> None:
     assert check_fast_bot(ENV, options, seeds=[1, 2, 3]) > 0
     assert check_fast_bot(ENV, options, seeds=[4], bots="random") > 0
@@ -46,7 +43,7 @@ def test_fast_bot_chooses_as_the_bot(options: dict[str, Any]) -> None:
 
 def _play(options: dict[str, Any], seed: int, deal: Any = None) -> list[CahootsCoop]:
     """A seeded game of heuristic bots: the state before every play and at the end."""
-    opts = _opts(**options)
+    opts = env_options(ENV, **options)
     game = CahootsCoop(opts, np.random.default_rng(seed), deal)
     fast = search.FastBot(opts, seed=seed)
     states = [game.clone()]
@@ -62,7 +59,7 @@ def _play(options: dict[str, Any], seed: int, deal: Any = None) -> list[CahootsC
 def test_fast_bot_has_the_bots_best_set_and_generator_use(options: dict[str, Any]) -> None:
     """Not only one of the bot's best moves: the same set, and the same tie-break draws, so a
     seeded rollout of fast bots is the observation bots' game move for move."""
-    opts = _opts(**options)
+    opts = env_options(ENV, **options)
     size = CahootsCoop.layout(opts).size
     for seed in range(4):
         game = CahootsCoop(opts, np.random.default_rng(seed), None)
@@ -80,7 +77,7 @@ def test_fast_bot_has_the_bots_best_set_and_generator_use(options: dict[str, Any
 
 
 def test_best_actions_is_what_act_chooses_from() -> None:
-    opts = _opts(num_players=3)
+    opts = env_options(ENV, num_players=3)
     size = CahootsCoop.layout(opts).size
     game = CahootsCoop(opts, np.random.default_rng(3), None)
     bot = HeuristicPolicy(opts, seed=1)
@@ -155,7 +152,7 @@ def test_a_seat_that_lost_for_want_of_a_play_holds_none_in_every_world() -> None
         world = search.sample_world(end, seat, np.random.default_rng(k))
         assert isinstance(world.game, CahootsCoop)
         assert not any(MATCHES[c] & top_mask for c in world.game.hands[end.loser])
-        replayed = replay(spec, _opts(num_players=3), world, seat, None)
+        replayed = replay(spec, env_options(ENV, num_players=3), world, seat, None)
         assert replayed.is_over and replayed.loser == end.loser
         assert replayed.hands == world.game.hands
 
@@ -168,7 +165,7 @@ def test_worlds_of_a_short_scripted_draw_pile_keep_the_box_hidden() -> None:
     deck = [deck[i] for i in rng.permutation(len(deck))]
     deal = {"start_player": 0, "hands": [deck[0:4], deck[4:8], deck[8:12]], "piles": deck[12:16],
             "draw_pile": deck[16:30]}
-    opts = _opts(num_players=3, difficulty="beginner")
+    opts = env_options(ENV, num_players=3, difficulty="beginner")
     spec = cahoots_envs.game_spec(ENV)
     size = CahootsCoop.layout(opts).size
     states = _play({"num_players": 3, "difficulty": "beginner"}, 4, deal)

@@ -23,13 +23,10 @@ from cahoots_envs.games.cahoots_tricks.rules import (
     PLAY_BASE,
     CahootsTricks,
 )
+from tests.conftest import options_id
 
 VARIANTS = [{"num_players": n} for n in CahootsTricks.PLAYER_COUNTS] + [
     dict(v) for v in CahootsTricks.TEST_VARIANTS]
-
-
-def variant_id(options: dict[str, Any]) -> str:
-    return "-".join(f"{k}={v}" for k, v in options.items())
 
 
 def collect(options: dict[str, Any], games: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -78,7 +75,7 @@ def same_generators(a: HeuristicPolicy, b: HeuristicPolicy) -> bool:
     return bool(a.rng.bit_generator.state == b.rng.bit_generator.state)
 
 
-@pytest.mark.parametrize("index", range(len(VARIANTS)), ids=[variant_id(v) for v in VARIANTS])
+@pytest.mark.parametrize("index", range(len(VARIANTS)), ids=[options_id(v) for v in VARIANTS])
 def test_kernel_rates_the_moves_best_actions_rates(index: int) -> None:
     obs, masks = rows_of(index)
     bot = HeuristicPolicy(VARIANTS[index], seed=0)
@@ -94,7 +91,7 @@ def test_kernel_rates_the_moves_best_actions_rates(index: int) -> None:
     assert ties > 20  # the draws among ties are exercised too
 
 
-@pytest.mark.parametrize("index", range(len(VARIANTS)), ids=[variant_id(v) for v in VARIANTS])
+@pytest.mark.parametrize("index", range(len(VARIANTS)), ids=[options_id(v) for v in VARIANTS])
 def test_act_batch_makes_the_row_loops_moves_and_draws(index: int) -> None:
     obs, masks = rows_of(index)
     batched = HeuristicPolicy(VARIANTS[index], seed=7)
@@ -179,7 +176,7 @@ def test_importing_the_bot_does_not_import_numba() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("index", range(len(VARIANTS)), ids=[variant_id(v) for v in VARIANTS])
+@pytest.mark.parametrize("index", range(len(VARIANTS)), ids=[options_id(v) for v in VARIANTS])
 def test_sweep_kernel_against_the_bot(index: int) -> None:
     """Many more games: about 20 000 rows per player count, 10 000 per other variant."""
     four = CahootsTricks.OPTIONS.resolve(VARIANTS[index])["num_players"] == 4

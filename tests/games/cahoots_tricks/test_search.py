@@ -20,6 +20,7 @@ from cahoots_envs.games.cahoots_tricks.rules import (
     zone_types,
 )
 from cahoots_envs.search.policy import check_knobs
+from tests.conftest import env_options, variant_id
 from tests.search_checks import (
     _setup,
     check_fast_bot,
@@ -36,21 +37,13 @@ RANDOM_SPLIT = [v for v in VARIANTS if v.get("point_split") == "random"]
 REPLAYABLE = [v for v in VARIANTS if v not in RANDOM_SPLIT]
 
 
-def _name(options: dict[str, Any]) -> str:
-    return ",".join(f"{k}={v}" for k, v in options.items())
-
-
-def _opts(**options: Any) -> dict[str, Any]:
-    return dict(cahoots_envs.make_raw(ENV, **options).options)
-
-
-@pytest.mark.parametrize("options", REPLAYABLE, ids=_name)
+@pytest.mark.parametrize("options", REPLAYABLE, ids=variant_id)
 def test_worlds_replay_and_hide(options: dict[str, Any]) -> None:
     check_worlds(ENV, options, seeds=[1], points=4, samples=2)
     check_worlds(ENV, options, seeds=[3], points=4, samples=2, bots="random")
 
 
-@pytest.mark.parametrize("options", RANDOM_SPLIT, ids=_name)
+@pytest.mark.parametrize("options", RANDOM_SPLIT, ids=variant_id)
 def test_random_split_worlds_replay_with_the_true_chance(options: dict[str, Any]) -> None:
     """With point_split='random' the past splits came from the true game's generator, which a
     world may not hold (it would know every future split): its ``rng_state`` is None, and a
@@ -85,7 +78,7 @@ def test_random_split_worlds_replay_with_the_true_chance(options: dict[str, Any]
     assert varied > 0
 
 
-@pytest.mark.parametrize("options", VARIANTS, ids=_name)
+@pytest.mark.parametrize("options", VARIANTS, ids=variant_id)
 def test_fast_bot_chooses_as_the_bot(options: dict[str, Any]) -> None:
     assert check_fast_bot(ENV, options, seeds=[1]) > 0
     assert check_fast_bot(ENV, options, seeds=[3], bots="random") > 0
@@ -93,7 +86,7 @@ def test_fast_bot_chooses_as_the_bot(options: dict[str, Any]) -> None:
 
 def test_fast_bot_repeats_the_bot_move_for_move() -> None:
     """Same seed, same generator calls: the fast bot plays the very game the bot plays."""
-    opts = _opts(num_players=4, scoring="face_value")
+    opts = env_options(ENV, num_players=4, scoring="face_value")
     spec = cahoots_envs.make_raw(ENV, **opts).game_spec
     size = spec.layout(opts).size
     for seed in (5, 6):
@@ -125,7 +118,7 @@ def _hidden(game: CahootsTricks, seat: int) -> Counter[int]:
 
 @pytest.mark.parametrize("n", [3, 4])
 def test_the_pool_is_the_hidden_cards_and_known_cards_stay(n: int) -> None:
-    opts = _opts(num_players=n, scoring="face_value")
+    opts = env_options(ENV, num_players=n, scoring="face_value")
     games, _ = record_game(ENV, opts, 7, "random")
     for game in games[:-1:3]:
         for seat in range(n):
@@ -147,7 +140,7 @@ def test_the_pool_is_the_hidden_cards_and_known_cards_stay(n: int) -> None:
 def test_an_unseen_card_is_anywhere_alike() -> None:
     """At the start, an unseen card is in each other hand a third of the time, and the top of a
     3-player reserve is each of its 12 cards alike."""
-    opts = _opts(num_players=4)
+    opts = env_options(ENV, num_players=4)
     game = cahoots_envs.make_raw(ENV, **opts).game_spec.rules(opts, np.random.default_rng(3), None)
     t = search._unseen_pool(game, 0)[0]
     where: Counter[int] = Counter()
@@ -158,7 +151,7 @@ def test_an_unseen_card_is_anywhere_alike() -> None:
     copies = sum(where.values()) / 600
     for s in (1, 2, 3):
         assert abs(where[s] / 600 - copies / 3) < 0.07
-    opts3 = _opts(num_players=3)
+    opts3 = env_options(ENV, num_players=3)
     game3 = cahoots_envs.make_raw(ENV, **opts3).game_spec.rules(opts3, np.random.default_rng(3), None)
     tops = Counter(cast(Any, search.sample_world(game3, 0, np.random.default_rng(k)).game).reserve[0]
                    for k in range(1200))
@@ -181,7 +174,7 @@ def test_forced_plays_constrain_the_last_unknown_card() -> None:
     """A 2-card hand played from without a decision held a pair; one played from by choice did
     not: every world keeps that (its history replays step for step), and the constrained card
     still varies where more than one card fits."""
-    opts = _opts(num_players=4)
+    opts = env_options(ENV, num_players=4)
     spec, sampler, _ = _setup(ENV, opts)
     found = _late_positions(opts, [48], "random")  # seed 48 has a forced 2-card play
     assert found, "no constrained late position in these games"
@@ -203,7 +196,7 @@ def test_forced_plays_constrain_the_last_unknown_card() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("options", VARIANTS, ids=_name)
+@pytest.mark.parametrize("options", VARIANTS, ids=variant_id)
 def test_worlds_replay_at_every_step(options: dict[str, Any]) -> None:
     if options in RANDOM_SPLIT:
         pytest.skip("replays of random splits need the true generator (see above)")
@@ -213,7 +206,7 @@ def test_worlds_replay_at_every_step(options: dict[str, Any]) -> None:
 
 # ---- value, when to search, settings --------------------------------------------------------
 def test_value_is_the_outcome() -> None:
-    opts = _opts(num_players=3, scoring="face_value")
+    opts = env_options(ENV, num_players=3, scoring="face_value")
     games, _ = record_game(ENV, opts, 4)
     end = games[-1]
     assert end.is_over
@@ -227,7 +220,7 @@ def test_value_is_the_outcome() -> None:
 
 
 def test_worth_searching_and_defaults() -> None:
-    opts = _opts(num_players=4)
+    opts = env_options(ENV, num_players=4)
     games, _ = record_game(ENV, opts, 2)
     flags = [search.worth_searching(g, g.current_player) for g in games[:-1]]
     tricks = [g.trick_number for g in games[:-1]]
@@ -239,7 +232,7 @@ def test_worth_searching_and_defaults() -> None:
 def test_knowledge_is_what_the_seat_sees() -> None:
     """Two games that differ only in hidden cards give equal knowledge; the own hand, the
     history or a drawn reserve card change it."""
-    opts = _opts(num_players=3)
+    opts = env_options(ENV, num_players=3)
     games, _ = record_game(ENV, opts, 9)
     game = games[40]
     twin = game.resample_hidden(1, np.random.default_rng(0))

@@ -25,16 +25,14 @@ from cahoots_envs.games import kansas_city
 from cahoots_envs.games.kansas_city import bot_batched
 from cahoots_envs.games.kansas_city.bot import HeuristicPolicy
 from cahoots_envs.games.kansas_city.rules import TRICK_LIMIT, KansasCity
+from tests.conftest import options_id
 
 CASES = (
     [{"num_players": n} for n in KansasCity.PLAYER_COUNTS]
     + [dict(v) for v in KansasCity.TEST_VARIANTS]
 )
+
 ROWS = 1000  # rows per case in the default suite
-
-
-def _ids(options: dict[str, Any]) -> str:
-    return "-".join(f"{k}={v}" for k, v in options.items())
 
 
 @cache
@@ -100,7 +98,7 @@ def kernel_only(options: dict[str, Any], observations: np.ndarray,
     return bot_batched._decide_rows(observations, masks, params, combos)  # type: ignore[no-any-return]
 
 
-@pytest.mark.parametrize("options", CASES, ids=_ids)
+@pytest.mark.parametrize("options", CASES, ids=options_id)
 def test_kernel_matches_the_row_loop(options: dict[str, Any]) -> None:
     observations, masks, full = rows_for(options)
     got = compare(full, observations, masks, 256)
@@ -201,7 +199,7 @@ def test_a_wrong_kernel_answer_is_caught(monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("options", CASES, ids=_ids)
+@pytest.mark.parametrize("options", CASES, ids=options_id)
 def test_kernel_matches_the_row_loop_at_length(options: dict[str, Any]) -> None:
     observations, masks, full = rows_for(options, rows=25_000, seed=7)
     got = compare(full, observations, masks, 256)

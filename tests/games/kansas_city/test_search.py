@@ -21,6 +21,7 @@ from cahoots_envs.games.kansas_city.rules import (
     KansasCity,
     ranks_of,
 )
+from tests.conftest import variant_id
 from tests.search_checks import (
     _setup,
     check_fast_bot,
@@ -33,10 +34,6 @@ from tests.search_checks import (
 
 ENV = "cahoots_envs/kansas_city-v1"
 VARIANTS: list[dict[str, Any]] = variants(KansasCity)
-
-
-def _name(options: dict[str, Any]) -> str:
-    return ",".join(f"{k}={v}" for k, v in options.items())
 
 
 def _games(options: dict[str, Any], seed: int, bots: str = "random") -> tuple[Any, Any, Any]:
@@ -55,13 +52,13 @@ def _rank_counts(mask: int) -> tuple[int, ...]:
     return tuple((mask & RANK_MASKS[r]).bit_count() for r in range(RANKS))
 
 
-@pytest.mark.parametrize("options", VARIANTS, ids=_name)
+@pytest.mark.parametrize("options", VARIANTS, ids=variant_id)
 def test_worlds_replay_and_hide(options: dict[str, Any]) -> None:
     check_worlds(ENV, options, seeds=[1], points=2, samples=2)
     check_worlds(ENV, options, seeds=[2], points=2, samples=2, bots="random")
 
 
-@pytest.mark.parametrize("options", VARIANTS, ids=_name)
+@pytest.mark.parametrize("options", VARIANTS, ids=variant_id)
 def test_fast_bot_makes_the_bots_choices(options: dict[str, Any]) -> None:
     assert check_fast_bot(ENV, options, seeds=[3]) > 0
     assert check_fast_bot(ENV, options, seeds=[4], bots="random") > 0
@@ -166,7 +163,7 @@ def test_every_point_of_a_game_replays() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("options", VARIANTS, ids=_name)
+@pytest.mark.parametrize("options", VARIANTS, ids=variant_id)
 def test_many_points_replay(options: dict[str, Any]) -> None:
     for bots in ("heuristic", "random"):
         spec, opts, (games, seen) = _games(options, seed=30, bots=bots)

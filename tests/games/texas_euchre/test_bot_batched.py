@@ -25,15 +25,12 @@ from cahoots_envs.games.texas_euchre.rules import DECKS, FACES, HAND_SIZE, PHASE
 
 pytest.importorskip("numba")
 from cahoots_envs.games.texas_euchre import bot_batched  # after the skip: it needs numba
+from tests.conftest import options_id
 
 CASES = [{"num_players": n} for n in TexasEuchre.PLAYER_COUNTS] + [
     dict(v) for v in TexasEuchre.TEST_VARIANTS
 ]
 Rows = tuple[dict[str, Any], np.ndarray, np.ndarray]
-
-
-def _ids(options: dict[str, Any]) -> str:
-    return "-".join(f"{k}={v}" for k, v in options.items())
 
 
 def collect(given: dict[str, Any], rows: int, seed: int) -> Rows:
@@ -61,9 +58,9 @@ def collect(given: dict[str, Any], rows: int, seed: int) -> Rows:
     return options, obs, masks
 
 
-@pytest.fixture(scope="module", params=CASES, ids=_ids)
+@pytest.fixture(scope="module", params=CASES, ids=options_id)
 def rows(request: pytest.FixtureRequest) -> Rows:
-    return collect(request.param, 1500, seed=len(_ids(request.param)))
+    return collect(request.param, 1500, seed=len(options_id(request.param)))
 
 
 class Spy:
@@ -254,7 +251,7 @@ def reference_or_error(options: dict[str, Any], obs: np.ndarray,
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")  # act casts NaN counts to int
-@pytest.mark.parametrize("options", CASES, ids=_ids)
+@pytest.mark.parametrize("options", CASES, ids=options_id)
 def test_perturbed_rows_decide_or_raise_alike(options: dict[str, Any], spy: Spy) -> None:
     options, obs, masks = collect(options, 600, seed=9)
     obs, masks = perturb(options, obs, masks, np.random.default_rng(3))
@@ -271,7 +268,7 @@ def test_perturbed_rows_decide_or_raise_alike(options: dict[str, Any], spy: Spy)
 
 # ---- the slow sweep ----------------------------------------------------------------------------
 @pytest.mark.slow
-@pytest.mark.parametrize("options", CASES, ids=_ids)
+@pytest.mark.parametrize("options", CASES, ids=options_id)
 def test_sweep(options: dict[str, Any], spy: Spy) -> None:
     options, obs, masks = collect(options, 25_000, seed=2024)
     check_rows(options, obs, masks, spy)

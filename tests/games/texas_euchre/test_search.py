@@ -9,37 +9,29 @@ from typing import Any, cast
 import numpy as np
 import pytest
 
-import cahoots_envs
 from cahoots_envs.games.texas_euchre import search
 from cahoots_envs.games.texas_euchre.rules import PHASE_PLAY, TexasEuchre, parse_face
+from tests.conftest import env_options, variant_id
 from tests.search_checks import check_fast_bot, check_worlds, record_game, variants
 
 ENV = "texas_euchre"
 VARIANTS: list[dict[str, Any]] = variants(TexasEuchre)
 
 
-def _opts(**options: Any) -> dict[str, Any]:
-    return dict(cahoots_envs.make_raw(ENV, **options).options)
-
-
-def _ids(options: dict[str, Any]) -> str:
-    return ",".join(f"{k}={v}" for k, v in options.items())
-
-
-@pytest.mark.parametrize("options", VARIANTS, ids=_ids)
+@pytest.mark.parametrize("options", VARIANTS, ids=variant_id)
 def test_worlds_replay_and_hide(options: dict[str, Any]) -> None:
     check_worlds(ENV, options, seeds=[1], points=4, samples=2)
     check_worlds(ENV, options, seeds=[3], points=4, samples=2, bots="random")
 
 
-@pytest.mark.parametrize("options", VARIANTS, ids=_ids)
+@pytest.mark.parametrize("options", VARIANTS, ids=variant_id)
 def test_fast_bot_chooses_as_the_bot(options: dict[str, Any]) -> None:
     assert check_fast_bot(ENV, options, seeds=[1]) > 0
     assert check_fast_bot(ENV, options, seeds=[4], bots="random") > 0
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("options", VARIANTS, ids=_ids)
+@pytest.mark.parametrize("options", VARIANTS, ids=variant_id)
 def test_worlds_and_fast_bot_many_games(options: dict[str, Any]) -> None:
     check_worlds(ENV, options, seeds=range(10, 16), points=8, samples=3)
     check_worlds(ENV, options, seeds=range(20, 24), points=8, samples=3, bots="random")
@@ -50,7 +42,7 @@ def test_worlds_and_fast_bot_many_games(options: dict[str, Any]) -> None:
 # ---- the sampler's constraints and distribution ---------------------------------------------------
 def _game_at(options: dict[str, Any], seed: int, rounds: int, phase: str) -> TexasEuchre:
     """A recorded heuristic game at its first decision of ``phase`` once ``rounds`` are over."""
-    games, _ = record_game(ENV, _opts(**options), seed)
+    games, _ = record_game(ENV, env_options(ENV, **options), seed)
     for game in cast(list[TexasEuchre], games):
         if not game.is_over and len(game.round_points) >= rounds and game.phase == phase:
             return game
@@ -130,7 +122,8 @@ def test_knowledge_is_the_seats_own() -> None:
 # ---- value ----------------------------------------------------------------------------------------
 def _between_rounds(scores: list[int], target: int = 100, rank: list[int] | None = None,
                     n: int = 4) -> TexasEuchre:
-    game = TexasEuchre(_opts(num_players=n, target_score=target), np.random.default_rng(0), None)
+    game = TexasEuchre(env_options(ENV, num_players=n, target_score=target),
+                       np.random.default_rng(0), None)
     game.scores = list(scores)
     game.round_points = [[15] * n]  # one round of typical points: the same spread everywhere
     game.tiebreak_rank = list(rank or [0] * n)
@@ -138,7 +131,7 @@ def _between_rounds(scores: list[int], target: int = 100, rank: list[int] | None
 
 
 def test_value_is_the_outcome_once_over() -> None:
-    games, _ = record_game(ENV, _opts(num_players=3, target_score=30), 2)
+    games, _ = record_game(ENV, env_options(ENV, num_players=3, target_score=30), 2)
     end = games[-1]
     assert end.is_over
     assert [search.value(end, s) for s in range(3)] == end.outcome()
@@ -160,7 +153,7 @@ def test_value_between_rounds() -> None:
 
 
 def test_worth_searching_tricks_and_the_end_of_the_pile() -> None:
-    game = TexasEuchre(_opts(num_players=4), np.random.default_rng(0), None)
+    game = TexasEuchre(env_options(ENV, num_players=4), np.random.default_rng(0), None)
     assert not search.worth_searching(game, game.current_player)
     game.draw_pile = game.draw_pile[:2]
     assert search.worth_searching(game, game.current_player)
