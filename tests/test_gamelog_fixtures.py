@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from cahoots_envs.gamelog import GameLog, ReplayError, replay_log
+from cahoots_envs.registry import builtin_games
 
 FIXTURES = sorted((Path(__file__).parent / "fixtures" / "gamelogs").glob("*.jsonl"))
 REORDERED = "cahoots_coop_2p_setup_goals_reordered"
@@ -15,7 +16,7 @@ REORDERED = "cahoots_coop_2p_setup_goals_reordered"
 
 def test_fixtures_are_there() -> None:
     names = {p.stem.split("_")[0] + "_" + p.stem.split("_")[1] for p in FIXTURES}
-    assert names == {"kansas_city", "texas_euchre", "cahoots_tricks", "cahoots_coop"}
+    assert names == {spec.name for spec in builtin_games()}
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=[p.stem for p in FIXTURES])

@@ -30,6 +30,7 @@ from cahoots_envs.policies import (
 from cahoots_envs.policies.envinfo import env_info
 from cahoots_envs.policies.loading import builtin_specs
 from cahoots_envs.policies.saved import METADATA_KEY
+from cahoots_envs.registry import builtin_games
 
 ENVS = cahoots_envs.list_envs()
 # the observation policies; the search bot (an information-set policy) plays every env in
@@ -38,7 +39,7 @@ BUILTIN_CASES = [(e, s) for e in ENVS for s in builtin_specs(e) if s != "search"
 
 
 def test_every_env_lists_a_search_bot() -> None:
-    for game in ("kansas_city", "texas_euchre", "cahoots_tricks", "cahoots_coop"):
+    for game in (spec.name for spec in builtin_games()):
         assert builtin_specs(f"{game}-v1") == ["random", "heuristic", "search"]
 KC = "cahoots_envs/kansas_city-v1"
 
