@@ -5,6 +5,9 @@ and, where the game has them, a world sampler and a state layout. Each member's 
 checked twice: by mypy where a game builds its spec (``GameSpec(encoder=encoder, ...)`` with a
 module that lacks ``final_summary`` is a type error), and when the spec is built or registered
 (``members(Text)`` names every member; one line of ``GameSpecError`` names each one missing).
+The batched engine's face is the base class it subclasses, ``core/batched.py``'s
+``BatchedEngine``: the spec holds it as a path, imported and checked (``issubclass``) only when
+``vector`` loads it.
 
 The game's parameters are typed ``Any``: each game's functions take its own rules class, which
 a protocol over ``Game`` could not accept (parameters are contravariant).
@@ -17,7 +20,7 @@ games built directly, ``KansasCity(options, rng, deal)``). Nothing is stored on 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     import numpy as np
@@ -114,16 +117,6 @@ class StateLayout(Protocol):
         """Each observation segment's kind: ``public``, ``seats`` or ``private``."""
 
 
-class BatchedEngine(Protocol):
-    """A batched engine class (``games/<game>/batched.py``, a ``core.batched.BatchedEngine``):
-    named by path in the spec and checked when ``vector`` loads it."""
-
-    SEGMENTS: tuple[str, ...]
-
-    def __call__(self, spec: Any, options: dict[str, Any], num_envs: int) -> Any: ...
-
-
-@runtime_checkable
 class GameFace(Protocol):
     """What a game in progress reaches through ``Game.face`` (a ``GameSpec``)."""
 
