@@ -169,7 +169,7 @@ def test_time_limit_bounds_a_decision_whatever_the_budget() -> None:
 def test_time_limit_overshoots_by_one_rollout_and_drops_the_world_cut_short(monkeypatch) -> None:
     """On a clock that moves one second a rollout: a decision stops at the first rollout past
     its limit; the world it cut short is dropped, so the move is the one its whole worlds give
-    (the blueprint's when there are none)."""
+    (the blueprint's when there are none). The reference path's rollouts, one at a time."""
     state = _wide_decision()
     n = len(state.legal)
     clock = [0.0]
@@ -177,7 +177,7 @@ def test_time_limit_overshoots_by_one_rollout_and_drops_the_world_cut_short(monk
 
     def timed(limit: float) -> SearchPolicy:
         bot = SearchPolicy("kansas_city-v1", seed=0, worlds=MAX_WORLDS, max_worlds=MAX_WORLDS,
-                           max_rollouts=MAX_ROLLOUTS, time_limit=limit)
+                           max_rollouts=MAX_ROLLOUTS, time_limit=limit, engine="reference")
         rollout = bot._rollout
 
         def ticking(*args):
@@ -198,7 +198,8 @@ def test_time_limit_overshoots_by_one_rollout_and_drops_the_world_cut_short(monk
     move = bot.act_infoset(state)
     st = bot.stats
     assert (st.worlds, st.rollouts, st.timeouts, st.seconds) == (2, 2 * n + 1, 1, 2 * n + 1.0)
-    assert move == SearchPolicy("kansas_city-v1", seed=0, worlds=2, max_worlds=2).act_infoset(state)
+    assert move == SearchPolicy("kansas_city-v1", seed=0, worlds=2, max_worlds=2,
+                                engine="reference").act_infoset(state)
 
 
 def test_network_blueprint_rollouts() -> None:

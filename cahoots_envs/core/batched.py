@@ -236,6 +236,48 @@ class BatchedEngine(abc.ABC):
             game.apply(int(a))
         return game
 
+    # ---- rows for decision-time search (``cahoots_envs/search/engine.py``) ---------------
+    #: the per-game state arrays (first axis: the game) beyond the output buffers, by
+    #: attribute name: what ``copy_rows`` copies; ``STREAM`` names the one holding each game's
+    #: generator state (``uint64[N]``)
+    ROW_ARRAYS: ClassVar[tuple[str, ...]] = ()
+    STREAM: ClassVar[str] = "rng_state"
+
+    def copy_rows(self, source: BatchedEngine, rows: np.ndarray) -> None:
+        """Games ``0..len(rows)-1`` of this engine become copies of games ``rows`` of
+        ``source`` (an engine of the same class and options, reset before): every array of
+        ``ROW_ARRAYS`` and the ``to_move``, ``obs`` and ``mask`` rows; the other games are left
+        as they are. An engine with per-game state outside those arrays overrides this."""
+        if type(source) is not type(self):
+            raise TypeError(f"copy_rows copies between engines of one class, got "
+                            f"{type(source).__name__} into {type(self).__name__}")
+        k = len(rows)
+        for name in ("to_move", "obs", "mask", *self.ROW_ARRAYS):
+            getattr(self, name)[:k] = getattr(source, name)[rows]
+
+    def streams(self) -> np.ndarray:
+        """Every game's generator state (``uint64[N]``, the engine's own array: writing it
+        changes the chance events still to come)."""
+        return getattr(self, self.STREAM)  # type: ignore[no-any-return]
+
+    def hands_dealt(self) -> np.ndarray:
+        """Per game, the hands (rounds) dealt so far in its episode, ``len(game.deals)`` of the
+        reference game (a one-hand game: 1 for every game)."""
+        return np.ones(self.num_envs, np.int64)
+
+    def boundary_state(self, i: int, start: Game) -> Any:
+        """Game ``i`` just after a hand ended with the game going on, as an object holding what
+        the game's world sampler's ``value`` reads there (the reference game's attributes of
+        those names); ``start`` is the game that game ``i`` was loaded from, earlier in the same
+        hand. A one-hand game never stops there (the default raises)."""
+        raise NotImplementedError(f"{self.spec.env_id}: a hand ends only with the game")
+
+    def replay_problem(self) -> str | None:
+        """None when replaying a world's deals and actions (``reset(deals=...)`` then ``step``)
+        rebuilds its state exactly; else why not (chance after the deal that a replay draws
+        anew), for search to roll out on the reference game instead."""
+        return None
+
     def memory_per_game(self) -> float:
         """Bytes of game state per game beyond the output buffers: the numpy arrays this engine
         holds (an engine with other per-game state, such as Python lists, overrides this)."""

@@ -30,19 +30,34 @@ Knobs (``SearchPolicy(..., **knobs)``, or in a spec: ``search@worlds=16,gate=2.5
 - ``rollout``: who plays the rollouts: ``"blueprint"`` (default; the heuristic blueprint uses the
   game's fast state-based bot, which makes the same choices) or ``"heuristic"`` (the fast bot even
   under a network blueprint: cheaper)
+- ``engine``: where the rollouts run: ``"auto"`` (default: the batched engine where the game and
+  its options have one and numba is installed, else the reference game; a heuristic blueprint
+  without a compiled batch kernel, the world sampler's ``HEURISTIC_BATCHED = False``, keeps to
+  the reference game and its fast bot), ``"batched"`` (the
+  engine, or an error saying why not) or ``"reference"`` (the reference ``Game``, one rollout
+  at a time)
+
+On the engine (``cahoots_envs/search/engine.py``) every world x move of a chunk of worlds rolls
+out in lockstep, the blueprint deciding all rows at once (``act_batch``); the per-move values are
+the reference path's (tests/test_search_engine.py), the bots' random tie-breaks aside. There the
+clock is read before every world draw and between chunks (``CHUNK_ROWS`` rows), so a decision
+overshoots its limit by at most one chunk, and a chunk is kept whole. ``stats`` count the
+searches of each path (``engine_searches``, ``reference_searches``) and ``path`` says which one
+the bot uses.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 
 from cahoots_envs.core.policy import BasePolicy
 from cahoots_envs.errors import InfosetRequiredError
+from cahoots_envs.search.engine import CHUNK_ROWS, EngineRollouts, engine_problem
 from cahoots_envs.search.infoset import Infoset
 
 # settings every game starts from; a game's DEFAULTS override them, the caller's knobs override both
@@ -55,12 +70,15 @@ GENERIC_DEFAULTS: dict[str, Any] = {
     "search_all": False,
     "time_limit": None,
     "rollout": "blueprint",
+    "engine": "auto",
 }
 KNOB_TYPES: dict[str, type] = {
     "worlds": int, "max_worlds": int, "max_rollouts": int, "max_candidates": int,
-    "gate": float, "search_all": bool, "time_limit": float, "rollout": str,
+    "gate": float, "search_all": bool, "time_limit": float, "rollout": str, "engine": str,
 }
 ROLLOUT_CHOICES = ("blueprint", "heuristic")
+ENGINE_CHOICES = ("auto", "batched", "reference")
+CHOICES: dict[str, tuple[str, ...]] = {"rollout": ROLLOUT_CHOICES, "engine": ENGINE_CHOICES}
 # the most a setting may ask for: a budget beyond these would not finish in any sane time
 MAX_WORLDS = 10_000
 MAX_ROLLOUTS = 100_000
@@ -98,8 +116,8 @@ def check_knobs(knobs: Mapping[str, Any]) -> dict[str, Any]:
                 raise ValueError(f"search setting {name} is {what}, got {value!r}")
             out[name] = float(value)
         else:
-            if value not in ROLLOUT_CHOICES:
-                raise ValueError(f"search setting rollout is one of {ROLLOUT_CHOICES}, got {value!r}")
+            if value not in CHOICES[name]:
+                raise ValueError(f"search setting {name} is one of {CHOICES[name]}, got {value!r}")
             out[name] = value
     return out
 
@@ -118,6 +136,8 @@ class SearchStats:
         self.worlds = 0
         self.rollouts = 0
         self.timeouts = 0  # searches the time limit cut short
+        self.engine_searches = 0  # searches rolled out on the batched engine
+        self.reference_searches = 0  # searches rolled out on the reference game
 
     def as_dict(self) -> dict[str, float]:
         return dict(vars(self))
@@ -169,7 +189,39 @@ class SearchPolicy(BasePolicy):
         # the last decision's search, for tests: (legal moves, values[world, move]); None if the
         # decision was not searched (or no world was done)
         self.last_search: tuple[list[int], np.ndarray] | None = None
+        self._roller: Any = self.blueprint
+        if self.blueprint_spec != "heuristic" and self.settings["rollout"] == "heuristic":
+            self._roller = info.spec.bot(info.options, seed=seed)  # acts for the engine's rows
+        self._engine: EngineRollouts | None = None
+        self.path = "reference" if self.settings["engine"] == "reference" else "undecided"
+        if self.settings["engine"] == "batched":
+            self._engine_rollouts()  # says now why it cannot
         self.reseed(seed)
+
+    def _engine_rollouts(self) -> EngineRollouts | None:
+        """The engine rollouts, built on the first search (None on the reference path)."""
+        if self.path == "undecided":
+            problem = engine_problem(self.spec, self.options)
+            if problem is None and self.settings["engine"] == "auto" and \
+                    self._roller is self.blueprint and self.fast is not None and \
+                    not getattr(self.sampler, "HEURISTIC_BATCHED", True):
+                problem = "its heuristic bot has no batched kernel"  # FastBot is faster
+            if problem is None:
+                self._engine = EngineRollouts(self.spec, self.options, self.sampler)
+                self.path = "batched"
+            elif self.settings["engine"] == "batched":
+                raise ValueError(f"search setting engine='batched' cannot be used for "
+                                 f"{self.env_id}: {problem}; use engine='auto' or 'reference'")
+            else:
+                self.path = "reference"
+        return self._engine
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(vars(self))  # engines are rebuilt where the bot is unpickled
+        state["_engine"] = None
+        if state["path"] == "batched":
+            state["path"] = "undecided"
+        return state
 
     # ---- seeding ----------------------------------------------------------------------------
     def reseed(self, seed: int | None) -> None:
@@ -249,7 +301,14 @@ class SearchPolicy(BasePolicy):
         values: list[list[float]] = []  # values[k][i]: world k, move legal[i]
         target = min(s["worlds"], most)
         cut = False
+        engine = self._engine_rollouts()
+        if engine is not None:
+            self.stats.engine_searches += 1
+        else:
+            self.stats.reference_searches += 1
         while True:
+            if engine is not None and not cut:
+                cut = self._engine_worlds(engine, values, target, infoset, legal, seed, late)
             while len(values) < target and not cut:
                 k = len(values)
                 cut = late()
@@ -289,6 +348,37 @@ class SearchPolicy(BasePolicy):
             if done or cut:
                 return legal[best] if confident else blueprint_move
             target = min(2 * len(values), most)
+
+    def _engine_worlds(self, engine: EngineRollouts, values: list[list[float]], target: int,
+                       infoset: Infoset, legal: list[int], seed: int,
+                       late: Callable[[], bool]) -> bool:
+        """Worlds ``len(values)..target-1`` rolled out on the engine, a chunk at a time, their
+        rows appended to ``values``; True when the clock cut the search short (the worlds of
+        the chunk being drawn are dropped, the chunks done are kept)."""
+        n_moves = len(legal)
+        per_chunk = max(1, CHUNK_ROWS // n_moves)
+        policy = self._roller
+        saved = getattr(policy, "rng", None)
+        try:
+            while len(values) < target:
+                first = len(values)
+                worlds = []
+                for k in range(first, min(target, first + per_chunk)):
+                    if late():
+                        return True
+                    worlds.append(infoset.sample(np.random.default_rng([seed, k])))
+                if isinstance(saved, np.random.Generator):  # the bots' ties, per chunk
+                    policy.rng = np.random.default_rng([seed, first, 2])
+                rows = engine.values(worlds, first, legal, infoset.seat, seed, policy)
+                values.extend(rows.tolist())
+                self.stats.worlds += len(worlds)
+                self.stats.rollouts += rows.size
+                if len(values) < target and late():
+                    return True
+        finally:
+            if isinstance(saved, np.random.Generator):
+                policy.rng = saved
+        return False
 
     def _rollout(self, world: Any, seat: int, action: int, chance: np.random.Generator,
                  bots: np.random.Generator) -> float:

@@ -636,6 +636,7 @@ class Engine(BatchedEngine):
     ``multicolour_mode``, ``open_hands`` and both reward modes."""
 
     SEGMENTS = SEGMENTS
+    ROW_ARRAYS = ("_state", "_bits", "_cards", "_goals", "_history", "redeals", "rng_state")
 
     def __init__(self, spec: GameSpec, options: dict[str, Any], num_envs: int) -> None:
         super().__init__(spec, options, num_envs)  # checks SEGMENTS against the layout

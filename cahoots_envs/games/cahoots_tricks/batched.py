@@ -791,6 +791,7 @@ class Engine(BatchedEngine):
     """Cahoots (competitive) in lockstep: every player count and option of the AEC env."""
 
     SEGMENTS = SEGMENTS
+    ROW_ARRAYS = ("zones", "ints", "tallies", "rng_state", "_select")
 
     def __init__(self, spec: GameSpec, options: dict[str, Any], num_envs: int) -> None:
         super().__init__(spec, options, num_envs)  # checks SEGMENTS against the layout
@@ -864,6 +865,12 @@ class Engine(BatchedEngine):
         if finished:
             self.final_buffers(finished)
             self._run(MODE_FINISH, acts, self.done)
+
+    def replay_problem(self) -> str | None:
+        if self.options["scoring"] == "face_value" and self.options["point_split"] == "random":
+            return ("point_split='random' splits point cards at random during the hand, and a "
+                    "replay draws those splits anew")
+        return None
 
     # ---- one game as a reference game -----------------------------------------------------
     def deal_of(self, i: int) -> dict[str, Any]:

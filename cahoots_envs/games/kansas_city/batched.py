@@ -31,6 +31,7 @@ compile several times slower for little gain.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import numba
@@ -596,6 +597,8 @@ class Engine(BatchedEngine):
     modes."""
 
     SEGMENTS = SEGMENTS
+    ROW_ARRAYS = ("_state", "_masks", "_deals", "_script", "_history", "_passes", "_rng")
+    STREAM = "_rng"
 
     def __init__(self, spec: GameSpec, options: dict[str, Any], num_envs: int) -> None:
         super().__init__(spec, options, num_envs)  # checks SEGMENTS against the layout
@@ -728,6 +731,18 @@ class Engine(BatchedEngine):
                 hand, played = hand + 1, 0
                 actions.extend(passes(hand))
         return actions
+
+    def hands_dealt(self) -> np.ndarray:
+        return self._state[:, S_HANDNO].astype(np.int64) + 1
+
+    def boundary_state(self, i: int, start: Game) -> Any:
+        """What ``search.value`` reads between hands: the cumulative scores and the hand
+        number (the hand about to be played, counted from 0)."""
+        st = self._state[i]
+        n = self.num_players
+        return SimpleNamespace(is_over=False, num_players=n, hands_total=self.hands_total,
+                               hand_number=int(st[S_HANDNO]),
+                               scores=[int(x) for x in st[S_SCORES : S_SCORES + n]])
 
     def game(self, i: int) -> Game:
         """Game ``i`` rebuilt as a reference game: its deals so far replayed with ``actions``."""

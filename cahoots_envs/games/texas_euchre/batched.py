@@ -45,7 +45,8 @@ argument, which numba would compile again): LLVM inlines the small ones, and num
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 import numba
 import numpy as np
@@ -768,6 +769,7 @@ class Engine(BatchedEngine):
     ``reverse`` and both reward modes."""
 
     SEGMENTS = SEGMENTS
+    ROW_ARRAYS = ("_state", "_masks", "_deck", "_history", "_script", "rng_state")
 
     def __init__(self, spec: GameSpec, options: dict[str, Any], num_envs: int) -> None:
         super().__init__(spec, options, num_envs)  # checks SEGMENTS against the layout
@@ -898,6 +900,38 @@ class Engine(BatchedEngine):
             for i in np.flatnonzero(lengths >= HISTORY).tolist():
                 self._spilled.setdefault(i, bytearray()).extend(self._history[i].tobytes())
                 lengths[i] = 0
+
+    # ---- rows for search ------------------------------------------------------------------
+    def copy_rows(self, source: BatchedEngine, rows: np.ndarray) -> None:
+        """``BatchedEngine.copy_rows``, with the scripted rounds (``_script`` takes the
+        source's number of rounds) and the Python-side records and spilled history."""
+        assert isinstance(source, Engine)
+        if self._script.shape[1] != source._script.shape[1]:
+            self._script = np.zeros((self.num_envs, *source._script.shape[1:]), np.uint8)
+        super().copy_rows(source, rows)
+        for j, r in enumerate(rows.tolist()):
+            self._records.pop(j, None)
+            self._spilled.pop(j, None)
+            if r in source._records:
+                self._records[j] = source._records[r]  # never changed in place
+            if r in source._spilled:
+                self._spilled[j] = bytearray(source._spilled[r])  # extended in place
+
+    def hands_dealt(self) -> np.ndarray:
+        return self._state[:, S_ROUND].astype(np.int64) + 1
+
+    def boundary_state(self, i: int, start: Game) -> Any:
+        """What ``search.value`` reads between rounds: the scores, the FAQ 6 tie-break ranks
+        and every round's points (those before ``start``'s round, then the one just ended)."""
+        st = self._state[i]
+        n = self.num_players
+        played = cast(Any, start).round_points
+        last = [int(x) for x in st[S_LAST_PTS : S_LAST_PTS + n]]
+        return SimpleNamespace(
+            is_over=False, num_players=n, target_score=int(self._config[3]),
+            round_points=[list(r) for r in played] + [last],
+            scores=[int(x) for x in st[S_SCORES : S_SCORES + n]],
+            tiebreak_rank=[int(x) for x in st[S_RANK : S_RANK + n]])
 
     # ---- game(i) ------------------------------------------------------------------------------
     def deals_of(self, i: int) -> list[dict[str, Any]]:

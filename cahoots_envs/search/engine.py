@@ -1,0 +1,164 @@
+"""Search rollouts on the batched engine: every sampled world times every candidate move, played
+out in lockstep in one engine (``cahoots_envs/core/batched.py``).
+
+``EngineRollouts.values(worlds, first, legal, seat, seed, policy)`` gives the same numbers the
+reference path's ``SearchPolicy._rollout`` gives world by world and move by move (the value of
+``seat`` at the end of the current hand), for a chunk of worlds at once:
+
+1. **Loading.** A loader engine with one game per world is dealt each world's deals
+   (``reset(deals=world.deals)``) and replays its actions in lockstep (``step``, -1 for the
+   worlds whose history is shorter). Replaying was chosen over packing a ``Game`` into a row:
+   it is one generic path for every engine, and it costs a few kernel calls per action of the
+   longest history, a small part of a decision (docs/search.md). Each replayed world must have
+   ``seat`` to move with exactly its legal moves (else ``RuntimeError``: a broken loader).
+2. **Rows.** A rollout engine gets ``len(worlds) * len(legal)`` games, world-major: the rows of
+   world ``k`` are copies of loader game ``k`` (``copy_rows``), all with world ``k``'s own
+   chance stream (``world_stream(seed, first + k)``): the candidate moves of one world meet the
+   same chance events (common random numbers), as on the reference path.
+3. **Rollouts.** Each row plays its candidate move, then ``policy.act_batch`` decides every row
+   still going at once (one compiled call for a heuristic bot that has one, one forward pass
+   for a network), until the row's hand ends (``hands_dealt`` changes) or its game ends.
+4. **Values.** A row whose game ended scores its final reward (the engine plays
+   ``reward_mode='win'``, whose last reward is ``outcome()``; a float32, so equal to the
+   reference value to about 1e-7); a row whose hand ended scores the world sampler's ``value``
+   on ``boundary_state`` (the attributes ``value`` reads, from the engine's row).
+
+``engine_problem(spec, options)`` says why a game or option set cannot search on the engine
+(no engine, numba missing, an option the engine does not play, or chance after the deal that a
+replay cannot repeat); ``SearchPolicy`` then rolls out on the reference game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from cahoots_envs.core.batched import BatchedEngine
+from cahoots_envs.core.search import World
+from cahoots_envs.core.spec import GameSpec
+
+# rows (worlds x moves) of one lockstep chunk; the clock is read between chunks
+CHUNK_ROWS = 512
+MIN_ROWS = 16  # the smallest rollout engine (sizes are powers of two: few engines per bot)
+
+
+def win_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The options an engine for search plays: the game's, with ``reward_mode='win'`` (the
+    observation does not depend on it; a finished row's last reward is then its outcome)."""
+    return {**options, "reward_mode": "win"}
+
+
+def engine_problem(spec: GameSpec, options: Mapping[str, Any]) -> str | None:
+    """None when ``spec``'s game with ``options`` can roll out on its batched engine, else why
+    not, in a few words."""
+    if not spec.has("batched"):
+        return f"{spec.name} has no batched engine"
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        return 'numba is not installed (pip install "cahoots-envs[fast]")'
+    from cahoots_envs.vector.engine import engine_class
+
+    try:
+        engine = engine_class(spec)(spec, win_options(options), 1)
+    except ValueError as e:
+        return str(e)
+    return engine.replay_problem()
+
+
+def world_stream(seed: int, k: int) -> np.uint64:
+    """The engine generator state of world ``k`` of the decision seeded ``seed``."""
+    return np.random.default_rng([seed, k, 1]).integers(2**63, dtype=np.uint64)
+
+
+class EngineRollouts:
+    """Rollouts of ``spec``'s game with resolved ``options`` on its batched engine, scored with
+    ``sampler.value`` (the game's world sampler). Engines are built on first use and kept (a
+    loader per world count, a rollout engine per power-of-two size)."""
+
+    def __init__(self, spec: GameSpec, options: Mapping[str, Any], sampler: Any) -> None:
+        from cahoots_envs.vector.engine import engine_class
+
+        problem = engine_problem(spec, options)
+        if problem is not None:
+            raise ValueError(problem)
+        self.spec = spec
+        self.options = win_options(options)
+        self.sampler = sampler
+        self.cls = engine_class(spec)
+        self._loaders: dict[int, BatchedEngine] = {}
+        self._engines: dict[int, BatchedEngine] = {}
+
+    # ---- engines ----------------------------------------------------------------------------
+    def _new(self, size: int) -> BatchedEngine:
+        from cahoots_envs.core.numba_kernels import seed_states
+
+        engine = self.cls(self.spec, dict(self.options), size)
+        engine.reset(seed_states(0, size), None)
+        return engine
+
+    def _rollout_engine(self, rows: int) -> BatchedEngine:
+        size = max(MIN_ROWS, 1 << (rows - 1).bit_length())
+        if size not in self._engines:
+            self._engines[size] = self._new(size)
+        return self._engines[size]
+
+    def load(self, worlds: Sequence[World]) -> BatchedEngine:
+        """A loader engine whose game ``k`` is world ``k`` (its deals replayed with its
+        actions)."""
+        from cahoots_envs.core.numba_kernels import seed_states
+
+        w = len(worlds)
+        loader = self._loaders.get(w)
+        if loader is None:
+            loader = self._loaders[w] = self.cls(self.spec, dict(self.options), w)
+        loader.reset(seed_states(0, w), [world.deals for world in worlds])
+        longest = max(len(world.actions) for world in worlds)
+        history = np.full((longest, w), -1, np.int64)
+        for k, world in enumerate(worlds):
+            history[: len(world.actions), k] = world.actions
+        for t in range(longest):
+            loader.step(history[t])
+        return loader
+
+    # ---- rollouts ---------------------------------------------------------------------------
+    def values(self, worlds: Sequence[World], first: int, legal: Sequence[int], seat: int,
+               seed: int, policy: Any) -> np.ndarray:
+        """``values[k, i]``: ``seat``'s value after move ``legal[i]`` in world ``worlds[k]``
+        (world number ``first + k`` of the decision seeded ``seed``) with ``policy`` playing
+        every seat to the end of the hand (``policy.act_batch``)."""
+        w, m = len(worlds), len(legal)
+        loader = self.load(worlds)
+        moves = np.asarray(legal, np.int64)
+        for k in range(w):
+            mask = loader.mask[k]
+            if int(loader.to_move[k]) != seat or int(mask.sum()) != m or not mask[moves].all():
+                raise RuntimeError(f"{self.spec.env_id}: world {first + k} did not replay to "
+                                   f"seat {seat}'s decision with its {m} legal moves")
+        rows = w * m
+        engine = self._rollout_engine(rows)
+        source = np.repeat(np.arange(w), m)
+        engine.copy_rows(loader, source)
+        streams = np.array([world_stream(seed, first + k) for k in range(w)], np.uint64)
+        engine.streams()[:rows] = streams[source]
+        actions = np.full(engine.num_envs, -1, np.int64)
+        actions[:rows] = np.tile(moves, w)
+        start = engine.hands_dealt()[:rows].copy()
+        out = np.zeros(rows)
+        live = np.ones(rows, np.bool_)
+        value = self.sampler.value
+        while True:
+            engine.step(actions)
+            over = live & engine.done[:rows]
+            out[over] = engine.rewards[:rows][over, seat]
+            ended = live & ~over & (engine.hands_dealt()[:rows] != start)
+            for r in np.flatnonzero(ended).tolist():
+                out[r] = float(value(engine.boundary_state(r, worlds[source[r]].game), seat))
+            live &= ~(over | ended)
+            going = np.flatnonzero(live)
+            if not going.size:
+                return out.reshape(w, m)
+            actions[:] = -1
+            actions[going] = policy.act_batch(engine.obs[going], engine.mask[going])

@@ -1,0 +1,193 @@
+"""Search rollouts on the batched engine against the reference path: with the same worlds and a
+deterministic blueprint, the per-move values of a searched decision are the same on both, for
+every game, player count and option the engine plays (a few positions each); a broken world
+loader is caught; games and options without an engine fall back to the reference path."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+import pytest
+
+import cahoots_envs
+from cahoots_envs.core.batched import OUTPUT_BUFFERS
+from cahoots_envs.core.numba_kernels import seed_states
+from cahoots_envs.search import Infoset, SearchPolicy, World, parse_search_spec
+from cahoots_envs.search.engine import EngineRollouts, engine_problem
+from cahoots_envs.vector.engine import engine_class
+from tests.search_checks import record_game
+
+pytest.importorskip("numba")
+
+# (env_id, options): every player count and the options that change the rules
+CASES = [
+    ("kansas_city-v1", {"num_players": 4, "hands": 2}),  # hand boundaries and game ends
+    ("kansas_city-v1", {"num_players": 5, "hands": 1, "card_backs": "hidden"}),
+    ("texas_euchre-v1", {"num_players": 3, "target_score": 15}),
+    ("texas_euchre-v1", {"num_players": 4, "target_score": 30, "reverse": True,
+                         "face_card_values": "tens_ace_low"}),
+    ("texas_euchre-v1", {"num_players": 5, "target_score": 20, "empty_deck_throw_down": True}),
+    ("texas_euchre-v1", {"num_players": 6, "target_score": 20,
+                         "face_card_values": "tens_ace_high"}),
+    ("cahoots_tricks-v1", {"num_players": 3}),
+    ("cahoots_tricks-v1", {"num_players": 4, "scoring": "face_value", "three_way_split": "even"}),
+    ("cahoots_coop-v1", {"num_players": 1, "difficulty": "beginner"}),
+    ("cahoots_coop-v1", {"num_players": 2, "multicolour_mode": "disjunctive"}),
+    ("cahoots_coop-v1", {"num_players": 3, "open_hands": True, "difficulty": "beginner"}),
+    ("cahoots_coop-v1", {"num_players": 4, "num_goals": 6}),
+]
+POSITIONS = 2  # searched positions per case
+TOLERANCE = 1e-6  # the engine's final rewards are float32
+
+
+class FirstBest:
+    """A deterministic blueprint: the lowest of the heuristic bot's best moves."""
+
+    name = "first-best"
+
+    def __init__(self, env_id: str, options: dict[str, Any]) -> None:
+        self.bot = cahoots_envs.game_spec(env_id).bot(options, seed=0)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return int(min(self.bot.best_actions(observation, action_mask)))
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        return np.array([self.act(o, m) for o, m in zip(observations, action_masks)], np.int64)
+
+
+def _positions(env_id: str, options: dict[str, Any], count: int) -> list[Any]:
+    """Up to ``count`` decisions of a seeded heuristic game with 2..12 legal moves, spread over
+    the game (the last ones first: they reach a hand's or the game's end)."""
+    games, _ = record_game(env_id, options, 3)
+    found = [g for g in games if not g.is_over and 2 <= len(g.legal_actions()) <= 12]
+    picks = [found[-1]] + found[len(found) // 2 : len(found) // 2 + 1] + found[:1]
+    return picks[:count]
+
+
+def _values(env_id: str, options: dict[str, Any], game: Any, path: str, **knobs: Any) -> Any:
+    spec = cahoots_envs.game_spec(env_id)
+    bot = SearchPolicy(env_id, options, blueprint=FirstBest(env_id, options),
+                       blueprint_name="first-best", seed=7, worlds=3, max_worlds=3,
+                       search_all=True, engine=path, **knobs)
+    bot.act_infoset(Infoset(game, game.current_player, spec, options))
+    assert bot.path == path
+    assert bot.last_search is not None
+    return bot.last_search
+
+
+def _max_difference(env_id: str, options: dict[str, Any]) -> float:
+    resolved = cahoots_envs.game_spec(env_id).resolve_options(options)
+    worst = 0.0
+    for game in _positions(env_id, resolved, POSITIONS):
+        legal, reference = _values(env_id, resolved, game, "reference")
+        legal_b, batched = _values(env_id, resolved, game, "batched")
+        assert legal == legal_b and reference.shape == batched.shape
+        worst = max(worst, float(np.abs(reference - batched).max()))
+    return worst
+
+
+@pytest.mark.parametrize(("env_id", "options"), CASES, ids=lambda x: str(x))
+def test_engine_rollouts_give_the_reference_values(env_id, options) -> None:
+    assert _max_difference(env_id, options) <= TOLERANCE
+
+
+def test_the_heuristic_blueprint_gives_the_same_values_on_both_paths() -> None:
+    """Kansas City's bot breaks ties by card order: its fast bot on the reference path and its
+    compiled batch kernel on the engine give one set of values."""
+    options = cahoots_envs.game_spec("kansas_city-v1").resolve_options({"hands": 2})
+    spec = cahoots_envs.game_spec("kansas_city-v1")
+    for game in _positions("kansas_city-v1", options, 2):
+        found = []
+        for path in ("reference", "batched"):
+            bot = SearchPolicy("kansas_city-v1", options, seed=3, worlds=4, max_worlds=4,
+                               search_all=True, engine=path)
+            bot.act_infoset(Infoset(game, game.current_player, spec, options))
+            assert bot.last_search is not None
+            found.append(bot.last_search[1])
+        assert np.abs(found[0] - found[1]).max() <= TOLERANCE
+
+
+def test_a_broken_world_loader_is_caught(monkeypatch) -> None:
+    """A loader that deals each world the next world's cards (history kept) passes the
+    replay's own check (the seat to move and its legal moves) but not the comparison."""
+    load = EngineRollouts.load
+
+    def shifted(self, worlds):
+        wrong = [World(w.game, worlds[(k + 1) % len(worlds)].deals, w.actions)
+                 for k, w in enumerate(worlds)]
+        return load(self, wrong)
+
+    monkeypatch.setattr(EngineRollouts, "load", shifted)
+    assert _max_difference("texas_euchre-v1", {"num_players": 3, "target_score": 15}) > 0.01
+
+
+def test_copy_rows_covers_every_per_game_array() -> None:
+    """``ROW_ARRAYS`` names every array whose first axis is the game (else a copied row would
+    keep part of its old game)."""
+    for env_id, options in CASES:
+        spec = cahoots_envs.game_spec(env_id)
+        resolved = spec.resolve_options(options)
+        engine = engine_class(spec)(spec, resolved, 7)
+        engine.reset(seed_states(0, 7), None)
+        per_game = {name for name, v in vars(engine).items() if isinstance(v, np.ndarray)
+                    and v.ndim and v.shape[0] == 7 and name not in OUTPUT_BUFFERS}
+        assert per_game == set(type(engine).ROW_ARRAYS), env_id
+        assert engine.streams() is getattr(engine, type(engine).STREAM)
+
+
+def test_games_and_options_without_an_engine_search_on_the_reference_game() -> None:
+    env_id = "cahoots_tricks-v1"
+    options = {"num_players": 3, "scoring": "face_value", "point_split": "random"}
+    spec = cahoots_envs.game_spec(env_id)
+    resolved = spec.resolve_options(options)
+    assert "point_split='random'" in (engine_problem(spec, resolved) or "")
+    game = _positions(env_id, resolved, 1)[0]
+    bot = SearchPolicy(env_id, resolved, seed=0, worlds=2, max_worlds=2, search_all=True)
+    bot.act_infoset(Infoset(game, game.current_player, spec, resolved))
+    assert bot.path == "reference" and bot.stats.reference_searches == 1
+    assert bot.stats.engine_searches == 0 and bot.stats.searched == 1
+    # a game with no batched engine at all (as a plugin game may be) searches there too
+    bare = dataclasses.replace(spec, batched=None)
+    assert engine_problem(bare, resolved) == "cahoots_tricks has no batched engine"
+    bot = SearchPolicy(env_id, {"num_players": 3}, seed=0, worlds=2, max_worlds=2,
+                       search_all=True)
+    bot.spec = bare
+    game = _positions(env_id, spec.resolve_options({"num_players": 3}), 1)[0]
+    bot.act_infoset(Infoset(game, game.current_player, spec, bot.options))
+    assert bot.path == "reference" and bot.stats.reference_searches == 1
+    # the engine where there is one; coop's heuristic keeps to its fast bot under 'auto'
+    bot = SearchPolicy(env_id, {"num_players": 3}, seed=0, worlds=2, max_worlds=2,
+                       search_all=True)
+    bot.act_infoset(Infoset(game, game.current_player, spec, bot.options))
+    assert bot.path == "batched" and bot.stats.engine_searches == 1
+    coop = SearchPolicy("cahoots_coop-v1", {"num_players": 3}, seed=0, search_all=True)
+    assert coop._engine_rollouts() is None and coop.path == "reference"
+
+
+def test_engine_knob_errors_are_one_clear_line() -> None:
+    with pytest.raises(ValueError, match=r"^search setting engine is one of \('auto', "
+                       r"'batched', 'reference'\), got 'gpu'$"):
+        parse_search_spec("search@engine=gpu:heuristic")
+    with pytest.raises(ValueError) as err:
+        SearchPolicy("cahoots_tricks-v1", {"scoring": "face_value", "point_split": "random"},
+                     engine="batched")
+    message = str(err.value)
+    assert "\n" not in message
+    assert message.startswith("search setting engine='batched' cannot be used for "
+                              "cahoots_envs/cahoots_tricks-v1: point_split='random'")
+    assert message.endswith("; use engine='auto' or 'reference'")
+    assert parse_search_spec("search@engine=reference")[0] == {"engine": "reference"}
+
+
+def test_a_seeded_game_repeats_move_for_move_on_the_engine() -> None:
+    from cahoots_envs.evaluation import play_game
+
+    options = {"num_players": 4, "hands": 1}
+    lineup = [SearchPolicy("kansas_city-v1", options, seed=s, worlds=4, max_worlds=8,
+                           engine="batched") for s in range(2)] + ["heuristic"] * 2
+    first = play_game("kansas_city-v1", options, lineup, seed=4)
+    again = play_game("kansas_city-v1", options, lineup, seed=4)
+    assert first.scores == again.scores and first.turns == again.turns
+    assert all(bot.stats.engine_searches > 0 for bot in lineup[:2])  # type: ignore[union-attr]
