@@ -21,6 +21,8 @@ A game's ``games/<game>/search.py`` module is its world sampler. It offers:
 - ``worth_searching(game, seat) -> bool``: whether a decision of ``seat`` is searched at all
   (reads only what ``seat`` may know); the blueprint plays the others.
 - ``DEFAULTS``: the game's search settings (knobs of ``cahoots_envs.search.SearchPolicy``).
+
+``core/face.py``'s ``WorldSampler`` protocol names these members; registration checks them.
 """
 
 from __future__ import annotations
@@ -46,5 +48,3 @@ class World:
     actions: list[int]
     rng_state: dict[str, Any] | None = field(default=None)
 
-
-SAMPLER_MEMBERS = ("knowledge", "sample_world", "FastBot", "value", "worth_searching", "DEFAULTS")
