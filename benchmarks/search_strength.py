@@ -3,6 +3,7 @@
     python benchmarks/search_strength.py                      # every row, 500 games each
     python benchmarks/search_strength.py --rows coop-normal --games 100 --workers 2
     python benchmarks/search_strength.py --summary            # the table from what is written
+    python benchmarks/search_strength.py --paths 4            # engine vs reference rollouts
 
 Rows (every lineup of a row plays the same deals: game g is dealt by seed ``--seed + g``):
 
@@ -22,6 +23,14 @@ reference lineup is then the heuristic against the same three). Decision times a
 those of the candidate's seats, measured in the same run: the mean over all its decisions, the
 mean over the searched ones, and the slowest. Intervals are 95% (Wilson for win rates, normal
 for win shares).
+
+``--paths N`` measures the two rollout paths instead (no file written): the searched decisions
+of N seeded heuristic games per row (seat 0's, the positions the candidate would search), each
+decided by the candidate on the reference game (``engine=reference``) and on the batched engine
+(``engine=batched``) with the same seed, so with the same worlds and the same work units
+(worlds, rollouts; the counts are printed); after a warm-up decision on each path (kernels
+compiled). The figures are milliseconds per searched decision and their ratio (engine /
+reference; the target is <= 0.1).
 """
 
 from __future__ import annotations
@@ -176,6 +185,72 @@ def summary(records: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def with_engine(candidate: str, path: str) -> str:
+    """``candidate`` (a search spec) with the setting ``engine=path``."""
+    head, colon, blueprint = candidate.partition(":")
+    knobs = head.partition("@")[2]
+    return f"search@{knobs + ',' if knobs else ''}engine={path}{colon}{blueprint}"
+
+
+def searched_positions(row: str, games: int, seed: int, candidate: str) -> list[Any]:
+    """Seat 0's decisions that ``candidate`` searches in ``games`` seeded heuristic games."""
+    import numpy as np
+
+    import cahoots_envs
+    from cahoots_envs.search import Infoset
+
+    env_id, options = ROWS[row]
+    spec = cahoots_envs.game_spec(env_id)
+    opts = spec.resolve_options(options)
+    probe = cahoots_envs.load_policy(candidate, env_id, options, seed=0)
+    most, every = probe.settings["max_candidates"], probe.settings["search_all"]
+    positions = []
+    for g in range(games):
+        game = spec.rules(opts, np.random.default_rng(seed + g), None)
+        bots = [spec.bot(opts, seed=seed + g + s) for s in range(opts["num_players"])]
+        while not game.is_over:
+            state = Infoset(game, game.current_player, spec, opts)
+            if state.seat == 0 and 2 <= len(state.legal) <= most and (
+                    every or state.worth_searching()):
+                positions.append(game.clone())
+            game.apply(int(bots[state.seat].act(state.observation, state.action_mask)))
+    return positions
+
+
+def path_costs(rows: list[str], games: int, seed: int, candidate: str) -> str:
+    """The ``--paths`` table: per row, ms per searched decision on each rollout path."""
+    import cahoots_envs
+    from cahoots_envs.search import Infoset
+
+    lines = ["| row | searched decisions | worlds / rollouts per decision (reference; engine) "
+             "| reference ms | engine ms | engine / reference |", "|---|---|---|---|---|---|"]
+    for row in rows:
+        env_id, options = ROWS[row]
+        spec = cahoots_envs.game_spec(env_id)
+        opts = spec.resolve_options(options)
+        positions = searched_positions(row, games, seed, candidate)
+        if not positions:
+            lines.append(f"| {row} | 0 | — | — | — | — |")
+            continue
+        cost = {}
+        for path in ("reference", "batched"):
+            bot = cahoots_envs.load_policy(with_engine(candidate, path), env_id, options, seed=0)
+            bot.act_infoset(Infoset(positions[0], positions[0].current_player, spec, opts))
+            bot.stats = type(bot.stats)()  # the warm-up decision is not counted
+            for k, game in enumerate(positions):
+                bot.reseed(seed + k)  # the same worlds on both paths
+                bot.act_infoset(Infoset(game, game.current_player, spec, opts))
+            st = bot.stats
+            cost[path] = (1000 * st.searched_seconds / max(st.searched, 1),
+                          st.worlds / max(st.searched, 1), st.rollouts / max(st.searched, 1),
+                          st.searched)
+        ref, eng = cost["reference"], cost["batched"]
+        lines.append(f"| {row} | {ref[3]} | {ref[1]:.1f} / {ref[2]:.0f}; {eng[1]:.1f} / "
+                     f"{eng[2]:.0f} | {ref[0]:.1f} | {eng[0]:.1f} | {eng[0] / ref[0]:.2f} |")
+        print(lines[-1], flush=True)
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -189,7 +264,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=1, help="processes (results do not depend on it)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--summary", action="store_true", help="print the table and stop")
+    parser.add_argument("--paths", type=int, default=0, metavar="N",
+                        help="time the candidate's rollouts on the reference game and on the "
+                        "batched engine over the searched decisions of N games per row, print "
+                        "the table and stop")
     args = parser.parse_args(argv)
+    if args.paths:
+        if not args.candidate.startswith("search"):
+            parser.error("--paths measures a search candidate")
+        print(path_costs(args.rows, args.paths, args.seed, args.candidate))
+        return 0
     if args.games < 1 or args.workers < 1:
         parser.error("--games and --workers are at least 1")
     try:
