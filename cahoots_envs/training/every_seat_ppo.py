@@ -31,7 +31,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -57,10 +57,10 @@ class EverySeatConfig:
 
     self_play_share: float = 0.5  # games where the network plays every seat; pool games else
 
-
-def check_section(s: EverySeatConfig) -> None:
-    if not 0.0 <= s.self_play_share <= 1.0:
-        raise ConfigError(f"{SECTION}.self_play_share must be in [0, 1], got {s.self_play_share}")
+    def __post_init__(self) -> None:  # checked as the config loads, before any work
+        if not 0.0 <= self.self_play_share <= 1.0:
+            raise ConfigError(f"{SECTION}.self_play_share must be in [0, 1], got "
+                              f"{self.self_play_share}")
 
 
 # ---- per-seat credit ------------------------------------------------------------------------
@@ -360,7 +360,6 @@ def train(config: TrainConfig, run_dir: Path, resume: bool, evaluator: Evaluator
     if resume:
         raise ConfigError("every_seat_ppo keeps no checkpoint to resume from; start a new run")
     section: EverySeatConfig = config.sections.get(SECTION) or EverySeatConfig()
-    check_section(section)
     check_engine(dataclasses.replace(config, engine="batched"))  # it trains on the batched engine
     torch.set_num_threads(config.torch_threads)
     torch.manual_seed(config.seed)

@@ -1,0 +1,126 @@
+"""Every-seat PPO (``algorithm: every_seat_ppo``): each reward lands in the return of the seat
+that earned it, and a tiny config trains end to end through ``cahoots train``'s entry point into
+a saved policy that loads and plays legal moves with numpy alone."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+yaml = pytest.importorskip("yaml")
+
+from cahoots_envs.training.config import ConfigError, load_config
+from cahoots_envs.training.every_seat_ppo import EverySeatConfig, SeatLedger, advantages
+
+
+def scripted_ledger() -> SeatLedger:
+    """Two games of three seats over three engine steps. Game 0: seat 1 decides, then seat 2
+    (and earns 2.0 on its move), then seat 1 again; the game ends on that move paying seat 1
+    -0.5 and seat 2 +0.5. Game 1: seat 0 is paid 7.0 before it ever decides (the deal's pay),
+    decides at step 2 and is still to finish when the rollout ends."""
+    ledger = SeatLedger(steps=3, games=2, players=3)
+    g0 = np.array([0])
+    ledger.decide(0, g0, np.array([1]))
+    ledger.credit(np.array([[0.0, 0.0, 0.0], [7.0, 0.0, 0.0]]))
+    ledger.decide(1, g0, np.array([2]))
+    ledger.credit(np.array([[0.0, 0.0, 2.0], [0.0, 0.0, 0.0]]))
+    ledger.decide(2, np.array([0, 1]), np.array([1, 0]))
+    ledger.credit(np.array([[0.0, -0.5, 0.5], [0.0, 0.0, 0.0]]))
+    ledger.finish(g0)
+    return ledger
+
+
+def test_a_reward_lands_in_the_return_of_the_seat_that_earned_it() -> None:
+    ledger = scripted_ledger()
+    assert ledger.rewards[:, 0].tolist() == [0.0, 2.5, -0.5]  # seat 1, seat 2, seat 1
+    assert ledger.next[:, 0].tolist() == [2, -1, -1]  # seat 1's decision at 0 is followed at 2
+    assert ledger.terminal[:, 0].tolist() == [False, True, True]
+    _, returns = advantages(ledger, np.zeros((3, 2)), gamma=1.0, lam=1.0)
+    # seat 2's 2.0 and 0.5 are its own; seat 1's return is what seat 1 earned, not seat 2's
+    assert returns[:, 0].tolist() == [-0.5, 2.5, -0.5]
+    # game 1: the pay before seat 0's first decision reaches no transition, and a transition
+    # still open at the rollout's end is left out
+    assert ledger.rewards[:, 1].tolist() == [0.0, 0.0, 0.0]
+    assert ledger.kept()[:, 1].tolist() == [False, False, False]
+    assert ledger.kept()[:, 0].tolist() == [True, True, True]
+
+
+def test_gae_follows_each_seats_own_chain() -> None:
+    ledger = scripted_ledger()
+    values = np.array([[0.25, 0.0], [1.0, 0.0], [-0.25, 3.0]])
+    adv, returns = advantages(ledger, values, gamma=0.5, lam=0.5)
+    # seat 1 at step 0: delta = 0 + 0.5 * V(step 2) - V(step 0); plus 0.25 x its successor's
+    # advantage (-0.5 - -0.25, terminal); seat 2's value at step 1 plays no part in it
+    later = -0.5 - (-0.25)
+    assert adv[0, 0] == pytest.approx(0.5 * -0.25 - 0.25 + 0.25 * later)
+    assert adv[1, 0] == pytest.approx(2.5 - 1.0)
+    assert returns[2, 0] == pytest.approx(-0.5)
+    assert adv[2, 1] == 0.0 and returns[2, 1] == 0.0  # open: left out
+
+
+def tiny_config(tmp_path: Path, **section: float) -> Path:
+    config = {"env_id": "texas_euchre-v1", "env_options": {"num_players": 4, "reward_mode": "win"},
+              "seed": 3, "total_timesteps": 400, "n_envs": 12, "engine": "batched",
+              "algorithm": "every_seat_ppo", "every_seat_ppo": {"self_play_share": 0.5, **section},
+              "ppo": {"n_steps": 12, "batch_size": 64, "n_epochs": 2, "net_arch": [16]},
+              "pool": {"random": 1.0, "heuristic": 1.0, "snapshots": 1.0, "latest": 0.0,
+                       "snapshot_every": 150},
+              "pretrain": {"games": 2, "epochs": 1},
+              "eval": {"every": 250, "games": 4, "final_games": 8}}
+    path = tmp_path / "tiny.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def test_a_tiny_run_trains_and_saves_a_policy_that_plays_with_numpy_alone(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("torch")
+    pytest.importorskip("numba")
+    from cahoots_envs.training.train import main
+
+    assert main(["--config", str(tiny_config(tmp_path)), "--runs-dir", str(tmp_path / "runs"),
+                 "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    assert run_dir.name.startswith("texas_euchre-v1__everyseatppo__3__")
+    assert "win share in one seat vs heuristic opponents:" in out and "over 8 games" in out
+    assert "the clone it started from, same games" in out  # pretrain went through the seam
+    meta = json.loads((run_dir / "policy.json").read_text())
+    assert meta["training"]["algorithm"].startswith("every-seat PPO")
+    assert meta["training"]["timesteps"] >= 400
+    assert meta["training"]["every_seat_ppo"] == {"self_play_games": 6, "games": 12}
+    assert meta["architecture"]["layer_sizes"][1:] == [16, 85]
+    assert "time/total_timesteps" in (run_dir / "progress.csv").read_text()
+    # the saved policy loads and plays a whole game of legal moves with torch out of reach
+    play = (
+        "import sys; sys.modules['torch'] = None\n"
+        "import cahoots_envs\n"
+        f"policy = cahoots_envs.load_policy({str(run_dir / 'policy.safetensors')!r}, "
+        "'texas_euchre-v1', {'num_players': 4})\n"
+        "env = cahoots_envs.make('texas_euchre-v1', num_players=4)\n"
+        "env.reset(seed=5)\n"
+        "moves = 0\n"
+        "for agent in env.agent_iter():\n"
+        "    obs, reward, terminated, truncated, info = env.last()\n"
+        "    if terminated or truncated:\n"
+        "        env.step(None); continue\n"
+        "    action = policy.act(obs['observation'], obs['action_mask'])\n"
+        "    assert obs['action_mask'][action], action\n"
+        "    env.step(action); moves += 1\n"
+        "print(moves)\n")
+    done = subprocess.run([sys.executable, "-c", play], capture_output=True, text=True, check=False,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout.split()[-1]) > 20
+
+
+def test_the_section_is_checked_as_the_config_loads(tmp_path: Path) -> None:
+    assert load_config(tiny_config(tmp_path)).sections["every_seat_ppo"] == EverySeatConfig(0.5)
+    with pytest.raises(ConfigError, match=r"^every_seat_ppo\.self_play_share must be in \[0, 1\], "
+                       r"got 1\.5$"):
+        load_config(tiny_config(tmp_path, self_play_share=1.5))
