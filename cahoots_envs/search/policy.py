@@ -32,8 +32,8 @@ Knobs (``SearchPolicy(..., **knobs)``, or in a spec: ``search@worlds=16,gate=2.5
   under a network blueprint: cheaper)
 - ``engine``: where the rollouts run: ``"auto"`` (default: the batched engine where the game and
   its options have one and numba is installed, else the reference game; a heuristic blueprint
-  without a compiled batch kernel, the world sampler's ``HEURISTIC_BATCHED = False``, keeps to
-  the reference game and its fast bot), ``"batched"`` (the
+  that measured faster on the reference game, the world sampler's ``HEURISTIC_BATCHED = False``,
+  keeps to the reference game and its fast bot), ``"batched"`` (the
   engine, or an error saying why not) or ``"reference"`` (the reference ``Game``, one rollout
   at a time)
 
@@ -205,7 +205,9 @@ class SearchPolicy(BasePolicy):
             if problem is None and self.settings["engine"] == "auto" and \
                     self._roller is self.blueprint and self.fast is not None and \
                     not getattr(self.sampler, "HEURISTIC_BATCHED", True):
-                problem = "its heuristic bot has no batched kernel"  # FastBot is faster
+                # measured: FastBot on the reference game is faster (no compiled kernel, or
+                # world loading dominates), the game's search module says so
+                problem = "its heuristic blueprint searches faster on the reference game"
             if problem is None:
                 self._engine = EngineRollouts(self.spec, self.options, self.sampler)
                 self.path = "batched"
