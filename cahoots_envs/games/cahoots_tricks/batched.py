@@ -1,7 +1,7 @@
 """The batched engine of Cahoots (competitive): ``num_envs`` games in lockstep in one numba kernel.
 
 The rules are those of ``rules.py`` (the reference) and the observation that of ``encoder.py``,
-entry for entry; ``tests/test_vector_cahoots_tricks.py`` checks both at every step. Every option
+entry for entry; ``tests/games/cahoots_tricks/test_vector.py`` checks both at every step. Every option
 of the AEC env is played, ``point_split='random'`` included: its random split of the point cards
 is drawn from the game's own stream and recorded, so that ``game(i)`` replays it.
 

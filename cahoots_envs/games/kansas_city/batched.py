@@ -2,7 +2,7 @@
 
 Imported only by ``cahoots_envs.vector`` (it imports numba). The rules are those of
 ``rules.py`` and the observation that of ``encoder.py``, entry for entry; the differential tests
-in ``tests/test_vector_kansas_city.py`` replay reference games through it step by step.
+in ``tests/games/kansas_city/test_vector.py`` replay reference games through it step by step.
 
 State of one game, packed into a few rows:
 

@@ -2,7 +2,7 @@
 
 Imported only by ``cahoots_envs.vector`` (it imports numba). The rules are those of
 ``rules.py`` and the observation that of ``encoder.py``, entry for entry; the differential tests
-in ``tests/test_vector_texas_euchre.py`` replay reference games through it step by step.
+in ``tests/games/texas_euchre/test_vector.py`` replay reference games through it step by step.
 
 Cards are kept by face (``rank * 4 + suit``, 0..51). With two decks (6 players) the two copies
 of a face play, score and show alike, so every card set is a multiset of faces held as two
