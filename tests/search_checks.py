@@ -8,11 +8,17 @@ each game's ``tests/test_search_<game>.py`` calls them on its player counts and 
   ``knowledge`` agrees on both; different seeds give different worlds where cards are hidden.
 - ``check_fast_bot``: the fast state-based bot's move is one of the observation-based bot's best
   moves at every decision of recorded games, and it leaves the game as it was.
+- ``check_no_peek``: a search bot decides the same (move, per-world values, counters) at a
+  decision and at a twin in which every card its seat cannot see was dealt afresh, the deal
+  records and others' hidden choices included, every cache cleared (``tests/test_search_leak.py``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -20,6 +26,7 @@ import numpy as np
 import cahoots_envs
 from cahoots_envs.core.search import World
 from cahoots_envs.policies.random_policy import RandomPolicy
+from cahoots_envs.search import Infoset
 
 
 def variants(rules: Any) -> list[dict[str, Any]]:
@@ -75,14 +82,17 @@ def fingerprint(game: Any, size: int) -> tuple[Any, ...]:
 
 
 def replay(spec: Any, opts: dict[str, Any], world: World, seat: int,
-           seen: list[list[np.ndarray]] | None) -> Any:
-    """Replay ``world``'s history; check legality and (with ``seen``) the seat's observations."""
+           seen: list[list[np.ndarray]] | None, trail: list[tuple[Any, ...]] | None = None) -> Any:
+    """Replay ``world``'s history; check legality and (with ``seen``) the seat's observations;
+    ``trail`` gets the seat's ``public_step`` at every step, the end included."""
     size = spec.layout(opts).size
     rng = np.random.default_rng(0)
     if world.rng_state is not None:
         rng.bit_generator.state = world.rng_state
     game = spec.rules(opts, rng, world.deals)
     for i, action in enumerate(world.actions):
+        if trail is not None:
+            trail.append(public_step(game, seat, size))
         if seen is not None:
             assert np.array_equal(_observe(game, seat, size), seen[i][seat]), (
                 f"seat {seat}: the world's history gives a different observation at step {i}")
@@ -92,7 +102,17 @@ def replay(spec: Any, opts: dict[str, Any], world: World, seat: int,
     if seen is not None:
         assert np.array_equal(_observe(game, seat, size), seen[len(world.actions)][seat]), (
             f"seat {seat}: the world's history ends in a different observation")
+    if trail is not None:
+        trail.append(public_step(game, seat, size))
     return game
+
+
+def public_step(game: Any, seat: int, size: int) -> tuple[Any, ...]:
+    """What ``seat`` sees of one step of a game: who is to move, the seat's observation, and its
+    legal moves when it is to move."""
+    mover = None if game.is_over else game.current_player
+    legal = tuple(game.legal_actions()) if mover == seat else ()
+    return mover, _observe(game, seat, size).tobytes(), legal
 
 
 def check_worlds(env_id: str, options: Mapping[str, Any], seeds: range | list[int],
@@ -158,3 +178,148 @@ def check_fast_bot(env_id: str, options: Mapping[str, Any], seeds: range | list[
                 f"{[game.action_to_str(a) for a in best]}")
             checked += 1
     return checked
+
+
+# ---- the leak check ---------------------------------------------------------------------------
+
+SEARCH_COUNTERS = ("decisions", "searched", "deviations", "worlds", "rollouts", "timeouts")
+# besides the game's world sampler, the modules whose caches a search may fill with what it saw
+CACHE_PACKAGES = ("cahoots_envs.search", "cahoots_envs.core.search")
+
+
+@dataclass
+class LeakReport:
+    """What ``check_no_peek`` saw: ``positions`` decisions searched on every copy, of which
+    ``redealt`` had twins with other deal records and ``rewritten`` other action histories
+    (others' hidden choices), and every ``differences`` found (empty: no peek seen)."""
+
+    positions: int = 0
+    redealt: int = 0
+    rewritten: int = 0
+    differences: list[str] = field(default_factory=list)
+
+
+class SearchCaches:
+    """The module-level caches of the search code for one game: every dict or set at module level
+    in its world sampler or the search packages that a search makes grow (found by watching, so
+    a cache need not be named here to be cleared). The rules' and engines' tables (functions of
+    the options) are kept, and so are ``functools`` caches: they map
+    their arguments to a value computed from those arguments, so a twin hits one only with the
+    arguments the true game would pass (a cache filled by the code itself, keyed by what the
+    seat knows, is what could carry a hidden card from one game to another)."""
+
+    def __init__(self, spec: Any) -> None:
+        self.prefixes = (spec.require("world_sampler").__name__, *CACHE_PACKAGES)
+        self.known: dict[int, Any] = {}
+
+    def _holders(self) -> list[Any]:
+        return [m for name, m in list(sys.modules.items())
+                if m is not None and name.startswith(self.prefixes)]
+
+    def _sizes(self) -> dict[int, tuple[Any, int]]:
+        return {id(v): (v, len(v)) for m in self._holders() for v in list(vars(m).values())
+                if isinstance(v, (dict, set))}
+
+    def clear(self) -> None:
+        for holder in self.known.values():
+            holder.clear()
+
+    def fresh(self, run: Callable[[], Any]) -> Any:
+        """``run()`` with every cache cleared first; a cache first seen growing during the run
+        is cleared and the run repeated."""
+        while True:
+            self.clear()
+            before = self._sizes()
+            result = run()
+            grown = {k: v for k, (v, size) in self._sizes().items()
+                     if k not in self.known and size > before.get(k, (v, 0))[1]}
+            if not grown:
+                return result
+            self.known.update(grown)
+
+
+def _searched(make_bot: Callable[..., Any], env_id: str, opts: dict[str, Any], spec: Any,
+              game: Any, seat: int, seed: int) -> tuple[Any, ...]:
+    """A fresh bot's decision at ``game``: its move, its search's moves and per-world values and
+    its counters."""
+    bot = make_bot(env_id, opts, seed=seed)
+    move = bot.act_infoset(Infoset(game, seat, spec, opts))
+    last = bot.last_search
+    values = None if last is None else (tuple(last[0]), np.asarray(last[1]).tolist())
+    return move, values, tuple(getattr(bot.stats, c) for c in SEARCH_COUNTERS)
+
+
+def _difference(a: tuple[Any, ...], b: tuple[Any, ...]) -> str:
+    if a[0] != b[0]:
+        return f"move {a[0]} vs {b[0]}"
+    if a[1] != b[1]:
+        return "per-move values differ" if a[1] and b[1] else f"searched: {a[1] is not None} " \
+            f"vs {b[1] is not None}"
+    return f"counters {dict(zip(SEARCH_COUNTERS, a[2]))} vs {dict(zip(SEARCH_COUNTERS, b[2]))}"
+
+
+def redealt_twin(spec: Any, opts: dict[str, Any], sampler: Any, games: list[Any],
+                 seen: list[list[np.ndarray]], t: int, seat: int, rng: np.random.Generator,
+                 ) -> Any:
+    """A game in which every card ``seat`` cannot see at step ``t`` is dealt afresh, the deal
+    records and others' hidden choices in the history included: a world drawn from the game's
+    sampler, replayed from its own deals; checked to give the seat the same public history
+    (who moved, its observations and its legal moves at every step) and the same knowledge."""
+    size = spec.layout(opts).size
+    game = games[t]
+    world = sampler.sample_world(game, seat, rng)
+    trail: list[tuple[Any, ...]] = []
+    twin = replay(spec, opts, world, seat, seen, trail)
+    assert trail == [public_step(g, seat, size) for g in games[: t + 1]], (
+        f"seat {seat} at step {t}: the re-dealt game shows the seat another history")
+    assert sampler.knowledge(twin, seat) == sampler.knowledge(game, seat)
+    return twin
+
+
+def check_no_peek(env_id: str, options: Mapping[str, Any], seeds: range | list[int],
+                  points: int, make_bot: Callable[..., Any], bots: str = "heuristic",
+                  twins: tuple[str, ...] = ("redealt", "resampled")) -> LeakReport:
+    """A searched decision depends on what its seat knows alone. At ``points`` decisions (2+
+    legal moves) of each seeded game, the seat's twins: ``redealt`` (``redealt_twin``: deals and
+    history re-dealt) and ``resampled`` (``resample_hidden``: the current hidden cards only).
+    A fresh ``make_bot(env_id, options, seed=...)`` (its blueprint fresh too) decides at the
+    game and at each twin from the same seed, every module-level cache of the search code
+    cleared first (``SearchCaches``); the move, the search's per-world values and the counters
+    (``SEARCH_COUNTERS``) must agree. Returns what differed, so a test can also show that a
+    peeking bot is caught."""
+    spec, sampler, opts = _setup(env_id, options)
+    caches = SearchCaches(spec)
+    report = LeakReport()
+    for seed in seeds:
+        games, seen = record_game(env_id, opts, seed, bots)
+        choices = [t for t, g in enumerate(games[:-1]) if len(g.legal_actions()) >= 2]
+        if not choices:
+            continue
+        picks = sorted({choices[int(i)] for i in np.linspace(0, len(choices) - 1, points)})
+        for t in picks:
+            game = games[t]
+            seat = game.current_player
+            bot_seed = seed * 1000 + t
+            copies = {}
+            if "redealt" in twins:
+                twin = redealt_twin(spec, opts, sampler, games, seen, t, seat,
+                                    np.random.default_rng([seed, t, 1]))
+                copies["redealt"] = twin
+                report.redealt += twin.deals != game.deals
+                report.rewritten += twin.history != game.history
+            if "resampled" in twins:
+                twin = game.resample_hidden(seat, np.random.default_rng([seed, t, 2]))
+                assert sampler.knowledge(twin, seat) == sampler.knowledge(game, seat)
+                copies["resampled"] = twin
+            decide = partial(_searched, make_bot, env_id, opts, spec, seat=seat, seed=bot_seed)
+            truth = caches.fresh(partial(decide, game))
+            searched = truth[1] is not None
+            for kind, copy in copies.items():
+                other = caches.fresh(partial(decide, copy))
+                searched = searched and other[1] is not None
+                if other != truth:
+                    report.differences.append(
+                        f"{env_id} {opts} seed {seed} step {t} seat {seat}, {kind} twin: "
+                        f"{_difference(truth, other)}")
+            report.positions += searched
+    return report
