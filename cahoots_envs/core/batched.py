@@ -187,11 +187,19 @@ class BatchedEngine(abc.ABC):
         self.final_obs = self._final_obs_buf[:k]
         return self.final_scores, self.final_obs
 
+    #: set on an engine whose deals come from a trusted source (search's world sampler, whose
+    #: worlds ``tests/search_checks.py`` checks): ``check_deals`` then checks the deals' shape
+    #: but builds no reference game from them, and an engine may parse them by a faster path
+    #: (``tests/test_search_engine.py`` compares the values rolled out from them with the
+    #: reference path's)
+    trusted: bool = False
+
     def check_deals(self, deals: Sequence[Any]) -> list[list[dict[str, Any]]]:
         """Validate ``num_envs`` scripted deals (each one dict, the first hand's deal, or a list
         of per-hand dicts, as the AEC env's ``reset(options={"deal": ...})`` takes) by building
-        a reference game from each; the first malformed one raises ``ValueError`` naming the
-        game index. Returns each game's deal as a list of per-hand dicts."""
+        a reference game from each (not on a ``trusted`` engine); the first malformed one raises
+        ``ValueError`` naming the game index. Returns each game's deal as a list of per-hand
+        dicts."""
         n = self.num_envs
         if isinstance(deals, (str, bytes, Mapping)) or not isinstance(deals, Sequence):
             raise ValueError(  # noqa: TRY004 (a bad argument value: ValueError, as reset's)
@@ -215,7 +223,8 @@ class BatchedEngine(abc.ABC):
                                      f"{sorted(extra)}; {self.rules.NAME} deals accept "
                                      f"{', '.join(self.rules.DEAL_KEYS)}")
             try:
-                self.new_game(deal)
+                if not self.trusted:
+                    self.new_game(deal)
             except ValueError as e:
                 message = str(e)
                 if len(message) > DEAL_ERROR_SHOWN:
@@ -254,6 +263,14 @@ class BatchedEngine(abc.ABC):
         k = len(rows)
         for name in ("to_move", "obs", "mask", *self.ROW_ARRAYS):
             getattr(self, name)[:k] = getattr(source, name)[rows]
+
+    def step_histories(self, history: np.ndarray) -> None:
+        """``step(history[t])`` for every ``t`` in order (``int64[T, N]``, -1 where a game's
+        history is shorter), for games that none of it ends: how search loads its worlds. An
+        engine may override it with one kernel call; the outputs are then those of the last
+        step, but ``rewards`` are zero (what the steps paid is not kept)."""
+        for t in range(len(history)):
+            self.step(history[t])
 
     def streams(self) -> np.ndarray:
         """Every game's generator state (``uint64[N]``, the engine's own array: writing it

@@ -114,13 +114,13 @@ class EngineRollouts:
         loader = self._loaders.get(w)
         if loader is None:
             loader = self._loaders[w] = self.cls(self.spec, dict(self.options), w)
+            loader.trusted = True  # the sampler's deals: no reference game built to check them
         loader.reset(seed_states(0, w), [world.deals for world in worlds])
         longest = max(len(world.actions) for world in worlds)
         history = np.full((longest, w), -1, np.int64)
         for k, world in enumerate(worlds):
             history[: len(world.actions), k] = world.actions
-        for t in range(longest):
-            loader.step(history[t])
+        loader.step_histories(history)
         return loader
 
     # ---- rollouts ---------------------------------------------------------------------------

@@ -31,6 +31,7 @@ compile several times slower for little gain.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from types import SimpleNamespace
 from typing import Any
 
@@ -591,6 +592,40 @@ def _kernel(mode: int, actions: np.ndarray, games: np.ndarray, state: np.ndarray
     return finished
 
 
+_CARD_IDS = {card_str(c): c for c in range(DECK_SIZE)}
+
+
+def _trusted_parse(deal: Mapping[str, Any]) -> tuple[int | None, list[int] | None, int | None]:
+    """``KansasCity._parse_deal`` of a deal from a trusted source (``BatchedEngine.trusted``:
+    the world sampler's, cards named as ``card_str`` names them): no checks, a lookup a card."""
+    hands = deal.get("hands")
+    masks = None if hands is None else [sum(1 << _CARD_IDS[c] for c in hand) for hand in hands]
+    set_aside = deal.get("set_aside")
+    return deal.get("dealer"), masks, None if set_aside is None else _CARD_IDS[set_aside]
+
+
+@numba.njit(cache=True)
+def _replay_kernel(history: np.ndarray, state: np.ndarray, masks: np.ndarray, deals: np.ndarray,
+                   script: np.ndarray, hist: np.ndarray, passes: np.ndarray, rng: np.ndarray,
+                   combos: np.ndarray, obs: np.ndarray, mask: np.ndarray, to_move: np.ndarray,
+                   p: np.ndarray) -> int:
+    """``history[t, i]`` played in game ``i`` for t in order, up to its first negative entry;
+    the outputs written once at the end (rewards are not kept). Returns the first game whose
+    history ended it (-1 when none did: then it is ``MODE_STEP`` called once per ``t``)."""
+    deck = np.empty(DECK_SIZE, np.int64)
+    rw = np.zeros(p[P_N], np.float32)
+    for i in range(state.shape[0]):
+        for t in range(history.shape[0]):
+            a = history[t, i]
+            if a < 0:
+                break
+            if _apply(state[i], masks[i], deals[i], script[i], hist[i], passes[i], rng, i, deck,
+                      combos, rw, a, p):
+                return i
+        _emit(i, state, masks, obs, mask, to_move, p)
+    return -1
+
+
 class Engine(BatchedEngine):
     """Kansas City games in lockstep (see the module docstring); every option of the AEC env:
     4 or 5 players, ``hands`` 1–10 or ``'per_player'``, both ``card_backs``, both reward
@@ -661,7 +696,8 @@ class Engine(BatchedEngine):
         scripted = np.zeros((size, self.hands_total, n), np.uint64)
         if deals is not None:
             per_game = self.check_deals(deals)
-            parser = self.new_game(None)._parse_deal  # type: ignore[attr-defined]
+            parser = _trusted_parse if self.trusted else \
+                self.new_game(None)._parse_deal  # type: ignore[attr-defined]
             for i, deal in enumerate(per_game):
                 parsed = parse_deals(deal, self.hands_total, parser, n)
                 if parsed[0][0] is not None:
@@ -694,6 +730,21 @@ class Engine(BatchedEngine):
         self.final_buffers(finished)
         if finished:
             self._run(MODE_FINISH, games=np.flatnonzero(self.done))
+
+    def step_histories(self, history: np.ndarray) -> None:
+        """``step`` for each row of ``history`` in one kernel call (``_replay_kernel``)."""
+        if not self._dealt:
+            raise RuntimeError("kansas_city batched engine: call reset() before step()")
+        self.rewards[:] = 0.0
+        self.done[:] = False
+        self.final_buffers(0)
+        ended = _replay_kernel(np.ascontiguousarray(history, np.int64), self._state, self._masks,
+                               self._deals, self._script, self._history, self._passes,
+                               self._rng, COMBOS[self.hand_size], self.obs, self.mask,
+                               self.to_move, self._params)
+        if ended >= 0:
+            raise ValueError(f"game {ended}: its history ends the game (step_histories plays "
+                             f"games that go on)")
 
     def _run(self, mode: int, actions: np.ndarray | None = None,
              games: np.ndarray | None = None) -> int:
