@@ -117,6 +117,15 @@ class StateLayout(Protocol):
         """Each observation segment's kind: ``public``, ``seats`` or ``private``."""
 
 
+class View(Protocol):
+    """The game as plain data for the browser view (``games/<game>/view.py``): what one seat may
+    see, as JSON-able dicts, lists, strs, ints, floats, bools and None; never a fact the seat's
+    observation hides."""
+
+    def table(self, game: Any, seat: int | None) -> dict[str, Any]:
+        """The view model of ``seat`` (``None``: the referee's, every hand shown)."""
+
+
 class GameFace(Protocol):
     """What a game in progress reaches through ``Game.face`` (a ``GameSpec``)."""
 

@@ -34,7 +34,8 @@ Required members (checked when the spec is built, with one line naming what is m
 Optional members (``None`` when a game lacks them): ``world_sampler`` (search, see
 ``core/search.py``; every member of ``core/face.py``'s ``WorldSampler``), ``state_layout`` (the global state: an object with ``state_kinds(options)
 -> {segment: "public" | "seats" | "private"}``, see ``core/state.py``), ``batched`` (the batched
-engine). Asking for one a game lacks
+engine), ``view`` (the browser view's model of what a seat sees: ``core/face.py``'s ``View``).
+Asking for one a game lacks
 through ``spec.require(name)`` raises ``NotAvailableError`` saying so, where it is used.
 
 The whole spec is checked when it is built and again by ``register_game`` before any registry is
@@ -64,7 +65,7 @@ from typing import Any
 
 import numpy as np
 
-from cahoots_envs.core.face import Bot, Encoder, StateLayout, Text, WorldSampler, members
+from cahoots_envs.core.face import Bot, Encoder, StateLayout, Text, View, WorldSampler, members
 from cahoots_envs.core.game import Game
 from cahoots_envs.core.layout import Layout
 from cahoots_envs.core.options import OptionSet
@@ -78,10 +79,11 @@ ENCODER_MEMBERS = members(Encoder)
 TEXT_MEMBERS = members(Text)
 RULES_MEMBERS = ("NAME", "TITLE", "VERSION", "PLAYER_COUNTS", "DEFAULT_PLAYERS", "OPTIONS",
                  "DEAL_KEYS")
-OPTIONAL_MEMBERS = ("world_sampler", "state_layout", "batched")
+OPTIONAL_MEMBERS = ("world_sampler", "state_layout", "batched", "view")
 # what an optional member must offer where a game has it (``core/search.py``, ``core/state.py``)
 WORLD_SAMPLER_MEMBERS = members(WorldSampler)
 STATE_LAYOUT_MEMBERS = members(StateLayout)
+VIEW_MEMBERS = members(View)
 COMMON_OPTIONS = ("num_players", "reward_mode")
 # ``batched`` as a path: "package.module" or "package.module:Class" (imported only when used)
 _MODULE_PATH = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*(:[A-Za-z_]\w*)?")
@@ -255,7 +257,7 @@ def spec_problems(spec: GameSpec) -> list[str]:
     if not callable(spec.bot):
         lacking.append("bot (a callable bot(options, seed=None))")
     for member, needed in (("world_sampler", WORLD_SAMPLER_MEMBERS),
-                           ("state_layout", STATE_LAYOUT_MEMBERS)):
+                           ("state_layout", STATE_LAYOUT_MEMBERS), ("view", VIEW_MEMBERS)):
         value = getattr(spec, member)
         if value is not None:
             lacking += [f"{member}.{m}" for m in _missing(value, needed)]
@@ -290,6 +292,7 @@ class GameSpec:
     world_sampler: WorldSampler | None = None
     state_layout: StateLayout | None = None
     batched: Any = None
+    view: View | None = None
     extras: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cahoots_envs.core.spec import GameSpec
-from cahoots_envs.games.cahoots_coop import encoder, search, state, text
+from cahoots_envs.games.cahoots_coop import encoder, search, state, text, view
 from cahoots_envs.games.cahoots_coop.bot import HeuristicPolicy
 from cahoots_envs.games.cahoots_coop.rules import CahootsCoop
 
@@ -17,5 +17,6 @@ SPEC = GameSpec(
     doc_page=Path(__file__).with_name("env.py"),
     world_sampler=search,
     state_layout=state,
+    view=view,
     batched="cahoots_envs.games.cahoots_coop.batched",
 )
