@@ -146,17 +146,32 @@ def regenerate_readme(readme: Path) -> None:
     readme.write_text(pattern.sub(_filler(env_table()), text))
 
 
-def main(argv: list[str]) -> None:
-    specs = [game_spec(g) for g in argv] if argv else builtin_games()
+def main(argv: list[str]) -> int:
+    """Regenerate the doc pages of the games named in ``argv`` (every built-in game and the
+    README's env table if none); an unknown game is one line on stderr and exit status 2."""
+    from cahoots_envs.core.arguments import OneLineParser
+
+    parser = OneLineParser(prog="python -m cahoots_envs.docs",
+                           description="Regenerate the games' doc pages (docs/<game>.md and the "
+                                       "tables in each env.py) and the README's env table.")
+    parser.add_argument("games", nargs="*", metavar="GAME",
+                        help="games to regenerate (default: every built-in game and the README "
+                             "table)")
+    args = parser.parse_args(argv)
+    try:
+        specs = [game_spec(g) for g in args.games] if args.games else list(builtin_games())
+    except ValueError as exc:
+        parser.error(str(exc))
     docs_dir = ROOT.parent / "docs"
     docs_dir.mkdir(exist_ok=True)
     for spec in specs:
         regenerate(spec, docs_dir)
         print(f"regenerated the doc page of {spec.name}")
-    if not argv:
+    if not args.games:
         regenerate_readme(ROOT.parent / "README.md")
         print("regenerated the README env table")
+    return 0
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    raise SystemExit(main(sys.argv[1:]))

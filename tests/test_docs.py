@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from cahoots_envs.docs import env_table
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -61,3 +63,13 @@ def test_the_main_job_quote_is_the_same_in_the_readme_and_the_training_page() ->
     main = re.search(r"<!-- main-command -->\n```\n(.+?)\n```", README, re.DOTALL)
     train = re.search(r"<!-- train-command -->\n```\n(.+?)\n```", training, re.DOTALL)
     assert main and train and main.group(1) == train.group(1)
+
+
+def test_the_doc_generator_refuses_an_unknown_game_in_one_line(capsys) -> None:
+    from cahoots_envs.docs import main
+
+    with pytest.raises(SystemExit) as done:
+        main(["no_such_game"])
+    assert done.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("python -m cahoots_envs.docs: error: unknown env 'no_such_game'")

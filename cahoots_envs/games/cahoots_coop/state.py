@@ -25,3 +25,9 @@ def state_kinds(options: Mapping[str, Any]) -> dict[str, str]:
     kinds = dict.fromkeys(_PRIVATE, PRIVATE) | dict.fromkeys(_SEATS, SEATS)
     present = {segment.name for segment in build_layout(options["num_players"]).segments}
     return {name: kind for name, kind in kinds.items() if name in present}  # solo: no others
+
+
+def undrawn_piles(options: Mapping[str, Any]) -> tuple[str, ...]:
+    """The game's attributes holding cards still to be drawn, in an order no seat knows: the draw
+    pile and the goal deck."""
+    return ("draw_pile", "goal_deck")

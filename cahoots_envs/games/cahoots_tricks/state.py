@@ -23,3 +23,9 @@ _SEATS = ("known_hands", "kept", "played_by", "killed_by", "identities", "trick_
 
 def state_kinds(options: Mapping[str, Any]) -> dict[str, str]:
     return dict.fromkeys(("hand", "unseen"), PRIVATE) | dict.fromkeys(_SEATS, SEATS)
+
+
+def undrawn_piles(options: Mapping[str, Any]) -> tuple[str, ...]:
+    """The game's attributes holding cards still to be drawn, in an order no seat knows: the
+    reserve of identity cards, which only the three-player game has."""
+    return ("reserve",) if options["num_players"] == 3 else ()

@@ -26,3 +26,9 @@ def state_kinds(options: Mapping[str, Any]) -> dict[str, str]:
     # ranked backs show every hand's ranks to everyone; hidden backs only the own row
     kinds["hand_ranks"] = PRIVATE if options["card_backs"] == "hidden" else SEATS
     return kinds
+
+
+def undrawn_piles(options: Mapping[str, Any]) -> tuple[str, ...]:
+    """The game's attributes holding cards still to be drawn, in an order no seat knows: none
+    (every card is dealt at the start of a hand)."""
+    return ()

@@ -22,3 +22,9 @@ _SEATS = ("stakes", "stake_points", "thrower", "first_turn_done", "final_lap_due
 
 def state_kinds(options: Mapping[str, Any]) -> dict[str, str]:
     return {"hand": PRIVATE} | dict.fromkeys(_SEATS, SEATS)
+
+
+def undrawn_piles(options: Mapping[str, Any]) -> tuple[str, ...]:
+    """The game's attributes holding cards still to be drawn, in an order no seat knows: the
+    draw pile."""
+    return ("draw_pile",)
