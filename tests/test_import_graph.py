@@ -186,6 +186,7 @@ RANKS = [
     ("evaluation", ["cahoots_envs.evaluation"]),
     ("docs", ["cahoots_envs.docs"]),
     ("bench", ["cahoots_envs.bench"]),
+    ("web", ["cahoots_envs.web"]),
     ("cli", ["cahoots_envs.cli"]),
     ("versioned modules", [r"re:^cahoots_envs\.\w+_v\d+$"]),
     ("__main__", ["cahoots_envs.__main__"]),

@@ -145,3 +145,14 @@ class MLPPolicy(BasePolicy):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         return int(self.act_batch(observation[None], action_mask[None])[0])
+
+    def probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """The network's probability of each action at one observation: the softmax of its
+        logits over the legal actions (zero elsewhere), as a sampling policy draws them."""
+        logits = self.logits(observation[None])[0].astype(np.float64)
+        legal = np.asarray(action_mask, bool)
+        out = np.zeros(logits.shape, np.float64)
+        if legal.any():
+            shifted = np.exp(logits[legal] - logits[legal].max())
+            out[legal] = shifted / shifted.sum()
+        return out

@@ -1,0 +1,22 @@
+"""The browser view (``cahoots serve``): play any seat against any policy, watch games between
+policies, and step through game logs in a web page.
+
+``create_app(policies=(...))`` (``web/app.py``, needs the ``web`` extra: starlette, uvicorn) is
+the Starlette app; ``web/tables.py`` (no web library) builds what it sends: a game's table for
+one seat (its spec's ``view`` member, else its text), legal moves split into parts, what each
+viewer saw of each move, live games and replays. The HTTP API is described in ``API.md`` here
+and in docs/web.md. No module here names a game.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["create_app"]
+
+
+def create_app(*args: Any, **kwargs: Any) -> Any:
+    """The web app (``cahoots_envs.web.app.create_app``); needs the ``web`` extra."""
+    from cahoots_envs.web.app import create_app as build
+
+    return build(*args, **kwargs)

@@ -1,0 +1,435 @@
+"""What the browser view sends, without the web server: a game's table for one view (the game's
+own ``view`` member, else a generic one from its text), its legal moves split into parts, what a
+viewer saw of each move, live games (``Match``: played or watched, bots deciding in a worker
+thread) and uploaded logs (``Replay``). No module here names a game: everything is reached
+through the game's spec (``game.face``)."""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Executor, Future
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cahoots_envs.core.game import Game
+from cahoots_envs.core.policy import BasePolicy
+from cahoots_envs.gamelog import GameLog, GameRecorder, ReplayError, replay_env, replay_log
+
+HUMAN = "human"
+# a match's mode: a person plays one seat, or policies play every seat and a person watches
+PLAYER, WATCH = "player", "watch"
+MAX_REPLAY_TURNS = 5000  # positions a replay keeps (a real game: a few hundred)
+
+
+class WebError(Exception):
+    """A request the server refuses: ``status`` and one clear sentence."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+# ---- views ------------------------------------------------------------------------------------
+def table_of(game: Game, seat: int | None) -> dict[str, Any]:
+    """The view model of ``seat`` (``None``: the referee's): the game's ``view`` member, or for
+    a game without one the lines of its text (the seat's view, or the spectator table)."""
+    spec = game.face
+    view = getattr(spec, "view", None)
+    if view is not None:
+        return dict(view.table(game, seat))
+    text = spec.text.render(game) if seat is None else spec.text.seat_view(game, seat)
+    return {"kind": "text", "viewer": seat, "phase": str(game.phase),
+            "headline": spec.text.headline(game), "lines": text.split("\n")}
+
+
+def text_of(game: Game, seat: int | None) -> str:
+    """The game's own text of the view: the seat's ``seat_view`` or the spectator table."""
+    text = game.face.text
+    return text.render(game) if seat is None else text.seat_view(game, seat)
+
+
+def move_parts(text: str, verbs: Mapping[str, str], not_cards: Sequence[str]) -> dict[str, Any]:
+    """A move in the notation as parts: its verb and the verb's kind, the cards it names, the
+    target after a joining word (``play 4G on 2``: target ``"2"``) and any other words."""
+    words = text.split()
+    verb = words[0].lower() if words else ""
+    kind = verbs.get(verb, "word")
+    joining = {w.upper() for w in not_cards}
+    cards: list[str] = []
+    other: list[str] = []
+    target = None
+    rest = words[1:]
+    i = 0
+    while i < len(rest):
+        word = rest[i]
+        if kind == "word" or word.upper() in joining:
+            if word.upper() in joining and kind != "word" and i + 1 < len(rest):
+                target = rest[i + 1]
+                i += 2
+                continue
+            other.append(word.lower())
+        else:
+            cards.append(word)
+        i += 1
+    return {"verb": verb, "kind": kind, "cards": cards, "target": target, "words": other}
+
+
+def legal_moves(game: Game) -> list[dict[str, Any]]:
+    """Every legal move of the seat to move: ``id``, ``text`` and its parts (``move_parts``)."""
+    if game.is_over:
+        return []
+    text = game.face.text
+    moves = []
+    for action in game.legal_actions():
+        words = game.action_to_str(int(action))
+        moves.append({"id": int(action), "text": words,
+                      **move_parts(words, text.VERBS, text.NOT_CARDS)})
+    return moves
+
+
+def seen_move(game: Game, action: int, viewer: int | None) -> str:
+    """How ``viewer`` sees the move the seat to move makes now (the referee: all of it)."""
+    seat = game.current_player
+    words = (game.action_to_str(int(action)) if viewer is None
+             else game.face.text.public_action(game, int(action), viewer))
+    return f"player_{seat} {words}"
+
+
+def observation(game: Game, seat: int, options: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    """The seat's observation and action mask, as the env gives them (``options``: the game's,
+    resolved)."""
+    spec: Any = game.face
+    obs = np.zeros(spec.layout(options).size, np.float32)
+    game.encode(seat, obs)
+    mask = np.zeros(spec.rules.num_actions(options), np.int8)
+    if not game.is_over and game.current_player == seat:
+        mask[game.legal_actions()] = 1
+    return obs, mask
+
+
+def decide(policy: BasePolicy, game: Game, seat: int, options: Mapping[str, Any]) -> int:
+    """The policy's move at ``game`` (a copy: the live game is never touched): ``act``, or
+    ``act_infoset`` for a search bot."""
+    obs, mask = observation(game, seat, options)
+    if getattr(policy, "needs_infoset", False):
+        from cahoots_envs.search import Infoset
+
+        spec: Any = game.face
+        infoset = Infoset(game, seat, spec, options, obs, mask)
+        return int(policy.act_infoset(infoset))  # type: ignore[attr-defined]
+    return int(policy.act(obs, mask))
+
+
+def probabilities(policy: Any, game: Game, seat: int,
+                  options: Mapping[str, Any]) -> list[dict[str, Any]] | None:
+    """The policy's probability of each legal move of ``seat``, highest first, where the policy
+    exposes them (a network's ``probabilities``), else None."""
+    if not callable(getattr(policy, "probabilities", None)):
+        return None
+    obs, mask = observation(game, seat, options)
+    probs = np.asarray(policy.probabilities(obs, mask), np.float64)
+    moves = [{"id": int(a), "text": game.action_to_str(int(a)), "p": round(float(probs[a]), 6)}
+             for a in game.legal_actions()]
+    return sorted(moves, key=lambda m: -m["p"])
+
+
+@dataclass
+class Event:
+    """One move: who made it, how each viewer saw it (``None``: the referee), what it
+    completed."""
+
+    turn: int
+    seat: int
+    seen: dict[int | None, str]
+    notes: list[str]
+
+    def shown(self, i: int, viewer: int | None) -> dict[str, Any]:
+        return {"i": i, "turn": self.turn, "seat": self.seat, "text": self.seen[viewer],
+                "notes": self.notes}
+
+
+def make_event(before: Game, action: int, after: Game, turn: int) -> Event:
+    """The event of ``action``, the game's ``turn``-th, played at ``before`` (a copy) giving
+    ``after``."""
+    viewers: list[int | None] = [None, *range(before.num_players)]
+    return Event(turn=turn, seat=int(before.current_player),
+                 seen={v: seen_move(before, action, v) for v in viewers},
+                 notes=list(after.face.text.narrate(before, after)))
+
+
+def result_of(game: Game, viewer: int | None) -> dict[str, Any] | None:
+    if not game.is_over:
+        return None
+    return {"scores": [float(s) for s in game.scores],
+            "outcome": [float(x) for x in game.outcome()],
+            "winners": [int(w) for w in game.winning_seats()],
+            "summary": game.face.text.final_summary(game, viewer)}
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}_{secrets.token_urlsafe(12)}"
+
+
+# ---- live games -------------------------------------------------------------------------------
+@dataclass
+class Match:
+    """A live game: ``mode`` ``PLAYER`` (one human seat) or ``WATCH`` (policies only). Moves go
+    through a ``GameRecorder``, so the finished game's log is the package's game log."""
+
+    mode: str
+    env: Any
+    recorder: GameRecorder
+    policies: list[BasePolicy | None]
+    names: list[str]
+    human: int | None
+    id: str = field(default_factory=lambda: new_id("g"))
+    events: list[Event] = field(default_factory=list)
+    thinking: Future[int] | None = None
+    touched: float = field(default_factory=time.monotonic)
+
+    @property
+    def game(self) -> Game:
+        return self.env.game  # type: ignore[no-any-return]
+
+    @property
+    def over(self) -> bool:
+        return bool(self.game.is_over)
+
+    def view_seat(self, view: str | None) -> int | None:
+        """The seat whose view a request asks for: a played game shows its human's only."""
+        n = self.game.num_players
+        if self.mode == PLAYER:
+            if view not in (None, "", str(self.human)):
+                raise WebError(400, f"a played game shows only your seat's view (view={self.human})")
+            return self.human
+        if view in (None, "", "referee"):
+            return None
+        if view.isdigit() and int(view) < n:
+            return int(view)
+        raise WebError(400, f"view must be 'referee' or a seat from 0 to {n - 1}, got {view!r}")
+
+    def state(self, since: int = 0, view: str | None = None) -> dict[str, Any]:
+        seat = self.view_seat(view)
+        game = self.game
+        to_move = None if game.is_over else int(game.current_player)
+        since = max(0, min(int(since), len(self.events)))
+        spec: Any = game.face
+        return {
+            "id": self.id, "mode": self.mode, "game": spec.name, "env_id": self.env.env_id,
+            "players": game.num_players, "seat": self.human,
+            "view": "referee" if seat is None else seat, "names": self.names,
+            "to_move": to_move, "your_turn": self.human is not None and to_move == self.human,
+            "thinking": self.thinking is not None, "over": self.over,
+            "turn": len(self.events), "phase": str(game.phase),
+            "table": table_of(game, seat), "text": text_of(game, seat),
+            "legal": legal_moves(game) if to_move is not None and to_move == seat
+            and self.human == seat else [],
+            "events": [e.shown(since + i, seat) for i, e in enumerate(self.events[since:])],
+            "events_total": len(self.events),
+            "result": result_of(game, seat),
+        }
+
+    def apply(self, action: int) -> None:
+        before = self.game.clone()
+        self.recorder.step(int(action))
+        self.events.append(make_event(before, int(action), self.game, len(self.events)))
+
+    def move(self, action: Any) -> None:
+        """The human's move, checked against the action mask."""
+        game = self.game
+        if self.human is None:
+            raise WebError(409, "a watched game has no human seat: ask for the next move "
+                           "(POST .../advance)")
+        if game.is_over:
+            raise WebError(409, "the game is over")
+        if game.current_player != self.human:
+            raise WebError(409, f"it is player_{game.current_player}'s turn, not yours "
+                           f"(player_{self.human}): ask for the next bot move (POST .../advance)")
+        if not isinstance(action, int) or isinstance(action, bool):
+            raise WebError(400, f"'action' must be an action id (an int from 'legal'), got "
+                           f"{str(action)[:40]!r}")
+        legal = game.legal_actions()
+        if action not in legal:
+            shown = ", ".join(f"{a} ({game.action_to_str(int(a))})" for a in list(legal)[:8])
+            more = f" and {len(legal) - 8} more" if len(legal) > 8 else ""
+            raise WebError(400, f"action {action} is not a legal move now; legal moves: "
+                           f"{shown}{more}")
+        self.apply(action)
+
+    def start_bot(self, executor: Executor) -> Future[int] | None:
+        """The decision of the bot to move, started in ``executor`` (None: no bot to move)."""
+        game = self.game
+        if self.thinking is not None:
+            return self.thinking
+        if game.is_over or self.policies[game.current_player] is None:
+            return None
+        seat = int(game.current_player)
+        policy = self.policies[seat]
+        assert policy is not None
+        self.thinking = executor.submit(decide, policy, game.clone(), seat, self.env.options)
+        return self.thinking
+
+    def finish_bot(self) -> bool:
+        """Apply the running decision if it is done (True when a move was made)."""
+        future = self.thinking
+        if future is None or not future.done():
+            return False
+        self.thinking = None
+        error = future.exception()
+        if error is not None:
+            raise WebError(409, f"player_{self.game.current_player}'s bot failed to move: "
+                           f"{type(error).__name__}: {str(error)[:200]}")
+        action = int(future.result())
+        if action not in self.game.legal_actions():
+            raise WebError(409, f"player_{self.game.current_player}'s bot chose an illegal move "
+                           f"({action})")
+        self.apply(action)
+        return True
+
+    def log_text(self) -> str:
+        if not self.over or self.recorder.log is None:
+            raise WebError(409, "the game is not over: its log is ready once it ends")
+        return self.recorder.log.to_jsonl()
+
+
+def new_match(spec: Any, options: Mapping[str, Any], policies: Sequence[BasePolicy | None],
+              names: Sequence[str], seed: int | None, mode: str) -> Match:
+    """A game of ``spec`` reset with ``seed`` and recorded (``policies[s]`` None: the human)."""
+    from cahoots_envs.registry import make_raw
+
+    env = make_raw(spec.env_id, **dict(options))
+    recorder = GameRecorder(env, players=list(names))
+    recorder.reset(seed=seed)
+    human = next((s for s, p in enumerate(policies) if p is None), None)
+    return Match(mode=mode, env=env, recorder=recorder, policies=list(policies),
+                 names=list(names), human=human)
+
+
+# ---- replays ----------------------------------------------------------------------------------
+@dataclass
+class Replay:
+    """An uploaded log, checked as ``cahoots replay`` checks it, as the game at every position
+    (``states[k]``: before the ``k``-th action) with each action's event."""
+
+    log: GameLog
+    states: list[Game]
+    actions: list[int]
+    events: list[Event]
+    summary: str
+    complete: bool
+    options: dict[str, Any]
+    load_policy: Callable[[str, int], Any | None]
+    id: str = field(default_factory=lambda: new_id("r"))
+    touched: float = field(default_factory=time.monotonic)
+    thinking: None = None
+
+    @property
+    def game(self) -> Game:
+        return self.states[0]
+
+    def describe(self) -> dict[str, Any]:
+        header = self.log.header
+        game = self.states[0]
+        spec: Any = game.face
+        return {"id": self.id, "game": spec.name, "env_id": header["env_id"],
+                "players": game.num_players,
+                "names": list(header.get("players") or [f"player_{s}" for s in
+                                                        range(game.num_players)]),
+                "options": dict(header.get("options", {})), "positions": len(self.states),
+                "turns": len(self.actions), "complete": self.complete, "summary": self.summary}
+
+    def position(self, k: int, view: str | None) -> dict[str, Any]:
+        if not 0 <= k < len(self.states):
+            raise WebError(404, f"position {k} is not in this log (0 to {len(self.states) - 1})")
+        game = self.states[k]
+        n = game.num_players
+        if view in (None, "", "referee"):
+            seat = None
+        elif view.isdigit() and int(view) < n:
+            seat = int(view)
+        else:
+            raise WebError(400, f"view must be 'referee' or a seat from 0 to {n - 1}, got {view!r}")
+        to_move = None if game.is_over else int(game.current_player)
+        nxt = None
+        if k < len(self.actions):
+            nxt = {"seat": to_move, "text": seen_move(game, self.actions[k], seat)}
+        shows_mover = to_move is not None and seat in (None, to_move)
+        probs = None
+        if shows_mover and to_move is not None:
+            probs = self._probabilities(game, to_move)
+        return {
+            "id": self.id, "k": k, "positions": len(self.states),
+            "view": "referee" if seat is None else seat, "to_move": to_move,
+            "over": bool(game.is_over), "turn": k, "phase": str(game.phase),
+            "table": table_of(game, seat), "text": text_of(game, seat), "next": nxt,
+            "legal": legal_moves(game) if shows_mover else [],
+            "events": [e.shown(i, seat) for i, e in enumerate(self.events[:k])],
+            "result": result_of(game, seat), "probabilities": probs,
+        }
+
+    def _probabilities(self, game: Game, seat: int) -> dict[str, Any] | None:
+        names = self.log.header.get("players") or []
+        name = names[seat] if seat < len(names) and isinstance(names[seat], str) else None
+        if name is None:
+            return None
+        policy = self.load_policy(name, seat)
+        moves = probabilities(policy, game, seat, self.options) if policy is not None else None
+        if moves is None:
+            return None
+        return {"policy": name, "seat": seat, "moves": moves}
+
+
+def load_replay(text: str, load_policy: Callable[[str, int], Any | None]) -> Replay:
+    """Check and replay an uploaded log (``WebError`` 400 with the text ``cahoots replay``
+    prints after its name), then keep the game at every position."""
+    try:
+        log = GameLog.from_lines(text.splitlines(keepends=True), "upload")
+    except ValueError as e:  # ReplayError included: not a well-formed log
+        raise WebError(400, str(e)) from None
+    if len(log.actions) > MAX_REPLAY_TURNS:
+        raise WebError(400, f"the log has {len(log.actions)} actions, more than the browser view "
+                       f"replays ({MAX_REPLAY_TURNS})")
+    try:
+        result = replay_log(log, partial=True)
+    except ReplayError as e:
+        raise WebError(400, f"FAILED: {e}") from None
+    env = replay_env(log, render_mode=None)
+    states = [env.game.clone()]
+    actions: list[int] = []
+    events: list[Event] = []
+    for record in log.actions[: result.turns]:
+        before = env.game
+        action = int(env.str_to_action(record["action"]))
+        snapshot = before.clone()
+        env.step(action)
+        events.append(make_event(snapshot, action, env.game, len(events)))
+        actions.append(action)
+        states.append(env.game.clone())
+    if result.complete:
+        summary = f"replay OK: {result.turns} actions, every one legal; final scores match"
+    elif result.abandoned:
+        summary = f"replay OK: the game was abandoned at turn {result.turns}"
+    else:
+        summary = f"partial replay: {result.turns} actions, every one legal; the log has no end record"
+    return Replay(log=log, states=states, actions=actions, events=events, summary=summary,
+                  complete=result.complete, options=dict(env.options), load_policy=load_policy)
+
+
+def policy_files(paths: Sequence[str | Path]) -> dict[str, Path]:
+    """The ids of policy files given to ``serve`` at start: ``file:<stem>`` (a second file
+    with the same stem gets ``-2``, ...)."""
+    ids: dict[str, Path] = {}
+    for path in paths:
+        path = Path(path)
+        stem = path.stem if path.suffix else path.name
+        name, k = f"file:{stem}", 2
+        while name in ids:
+            name, k = f"file:{stem}-{k}", k + 1
+        ids[name] = path
+    return ids
