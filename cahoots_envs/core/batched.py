@@ -39,7 +39,7 @@ game's ``batched.py``, their shared helpers in ``numba_kernels.py``.
 from __future__ import annotations
 
 import abc
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -288,6 +288,15 @@ class BatchedEngine(abc.ABC):
         those names); ``start`` is the game that game ``i`` was loaded from, earlier in the same
         hand. A one-hand game never stops there (the default raises)."""
         raise NotImplementedError(f"{self.spec.env_id}: a hand ends only with the game")
+
+    def boundary_values(self, rows: np.ndarray, seats: np.ndarray, starts: Sequence[Game],
+                        value: Callable[[Any, int], float]) -> np.ndarray:
+        """``value(boundary_state(rows[k], starts[k]), seats[k])`` for every ``k`` (rows whose
+        hand just ended, the game going on; ``value`` is the world sampler's). An engine may
+        compute them from its arrays in one kernel call, the same formula as ``value``
+        (``tests/test_search_engine.py`` compares the values)."""
+        return np.array([float(value(self.boundary_state(int(r), start), int(seat)))
+                         for r, seat, start in zip(rows, seats, starts)])
 
     def replay_problem(self) -> str | None:
         """None when replaying a world's deals and actions (``reset(deals=...)`` then ``step``)

@@ -10,6 +10,8 @@
 A spec ``search[@knob=value,...][:<blueprint spec>]`` loads a ``SearchPolicy`` through
 ``load_policy`` (the blueprint defaults to ``heuristic``): ``search:zoo:kansas_city``,
 ``search@worlds=16,gate=2.5:heuristic``. See ``cahoots_envs/search/policy.py`` for the knobs.
+``label_positions`` searches many positions together on the batched engine (training labels;
+``cahoots_envs/search/label.py``).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 from cahoots_envs.core.options import parse_value
 from cahoots_envs.core.search import World
 from cahoots_envs.search.infoset import Infoset, infoset
+from cahoots_envs.search.label import Label, label_positions
 from cahoots_envs.search.policy import GENERIC_DEFAULTS, SearchPolicy, SearchStats, check_knobs
 
 SPEC_PREFIX = "search"
@@ -57,11 +60,13 @@ def needs_infoset(policy: Any) -> bool:
 __all__ = [
     "GENERIC_DEFAULTS",
     "Infoset",
+    "Label",
     "SearchPolicy",
     "SearchStats",
     "World",
     "infoset",
     "is_search_spec",
+    "label_positions",
     "needs_infoset",
     "parse_search_spec",
 ]

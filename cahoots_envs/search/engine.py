@@ -31,7 +31,7 @@ replay cannot repeat); ``SearchPolicy`` then rolls out on the reference game.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -42,6 +42,19 @@ from cahoots_envs.core.spec import GameSpec
 # rows (worlds x moves) of one lockstep chunk; the clock is read between chunks
 CHUNK_ROWS = 512
 MIN_ROWS = 16  # the smallest rollout engine (sizes are powers of two: few engines per bot)
+MAX_LOADERS = 16  # loader engines kept (one per world count)
+
+
+class Job(NamedTuple):
+    """One decision's chunk of worlds for ``EngineRollouts.values_many``: worlds number
+    ``first``, ``first + 1``, ... of the decision seeded ``seed``, where ``seat`` is to move
+    with the moves ``legal``."""
+
+    worlds: Sequence[World]
+    first: int
+    legal: Sequence[int]
+    seat: int
+    seed: int
 
 
 def win_options(options: Mapping[str, Any]) -> dict[str, Any]:
@@ -113,6 +126,8 @@ class EngineRollouts:
         w = len(worlds)
         loader = self._loaders.get(w)
         if loader is None:
+            if len(self._loaders) >= MAX_LOADERS:  # labelling asks for many sizes
+                self._loaders.clear()
             loader = self._loaders[w] = self.cls(self.spec, dict(self.options), w)
             loader.trusted = True  # the sampler's deals: no reference game built to check them
         loader.reset(seed_states(0, w), [world.deals for world in worlds])
@@ -129,36 +144,66 @@ class EngineRollouts:
         """``values[k, i]``: ``seat``'s value after move ``legal[i]`` in world ``worlds[k]``
         (world number ``first + k`` of the decision seeded ``seed``) with ``policy`` playing
         every seat to the end of the hand (``policy.act_batch``)."""
-        w, m = len(worlds), len(legal)
+        return self.values_many([Job(worlds, first, legal, seat, seed)], policy)[0]
+
+    def values_many(self, jobs: Sequence[Job], policy: Any) -> list[np.ndarray]:
+        """``values`` of several decisions (one ``Job`` each, from any games) rolled out
+        together: one loader, one rollout engine, one ``act_batch`` a ply for all their rows.
+        A row's value does not depend on the other rows (its world's own chance stream), except
+        through a blueprint that breaks ties with one generator for the whole batch."""
+        worlds = [world for job in jobs for world in job.worlds]
         loader = self.load(worlds)
-        moves = np.asarray(legal, np.int64)
-        for k in range(w):
-            mask = loader.mask[k]
-            if int(loader.to_move[k]) != seat or int(mask.sum()) != m or not mask[moves].all():
-                raise RuntimeError(f"{self.spec.env_id}: world {first + k} did not replay to "
-                                   f"seat {seat}'s decision with its {m} legal moves")
-        rows = w * m
+        sources, firsts, seats, streams = [], [], [], []
+        k = 0
+        for job in jobs:
+            w, m = len(job.worlds), len(job.legal)
+            moves = np.asarray(job.legal, np.int64)
+            for j in range(w):
+                mask = loader.mask[k + j]
+                if int(loader.to_move[k + j]) != job.seat or int(mask.sum()) != m or \
+                        not mask[moves].all():
+                    raise RuntimeError(f"{self.spec.env_id}: world {job.first + j} did not "
+                                       f"replay to seat {job.seat}'s decision with its {m} "
+                                       f"legal moves")
+                streams.append(world_stream(job.seed, job.first + j))
+            sources.append(np.repeat(np.arange(k, k + w), m))
+            firsts.append(np.tile(moves, w))
+            seats.append(np.full(w * m, job.seat, np.int64))
+            k += w
+        source = np.concatenate(sources)
+        seat = np.concatenate(seats)
+        rows = len(source)
         engine = self._rollout_engine(rows)
-        source = np.repeat(np.arange(w), m)
         engine.copy_rows(loader, source)
-        streams = np.array([world_stream(seed, first + k) for k in range(w)], np.uint64)
-        engine.streams()[:rows] = streams[source]
+        engine.streams()[:rows] = np.array(streams, np.uint64)[source]
         actions = np.full(engine.num_envs, -1, np.int64)
-        actions[:rows] = np.tile(moves, w)
+        actions[:rows] = np.concatenate(firsts)
         start = engine.hands_dealt()[:rows].copy()
         out = np.zeros(rows)
         live = np.ones(rows, np.bool_)
         value = self.sampler.value
         while True:
             engine.step(actions)
-            over = live & engine.done[:rows]
-            out[over] = engine.rewards[:rows][over, seat]
-            ended = live & ~over & (engine.hands_dealt()[:rows] != start)
-            for r in np.flatnonzero(ended).tolist():
-                out[r] = float(value(engine.boundary_state(r, worlds[source[r]].game), seat))
-            live &= ~(over | ended)
+            over = np.flatnonzero(live & engine.done[:rows])
+            out[over] = engine.rewards[over, seat[over]]
+            live[over] = False
+            ended = np.flatnonzero(live & (engine.hands_dealt()[:rows] != start))
+            if ended.size:
+                out[ended] = engine.boundary_values(
+                    ended, seat[ended], [worlds[k].game for k in source[ended].tolist()], value)
+            live[ended] = False
             going = np.flatnonzero(live)
             if not going.size:
-                return out.reshape(w, m)
+                break
             actions[:] = -1
-            actions[going] = policy.act_batch(engine.obs[going], engine.mask[going])
+            if 2 * going.size >= rows:  # most rows go on: decide a slice (no copy), keep theirs
+                top = int(going[-1]) + 1
+                actions[going] = policy.act_batch(engine.obs[:top], engine.mask[:top])[going]
+            else:
+                actions[going] = policy.act_batch(engine.obs[going], engine.mask[going])
+        results, at = [], 0
+        for job in jobs:
+            size = len(job.worlds) * len(job.legal)
+            results.append(out[at : at + size].reshape(len(job.worlds), len(job.legal)))
+            at += size
+        return results

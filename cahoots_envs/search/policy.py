@@ -122,6 +122,24 @@ def check_knobs(knobs: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def judge(values: np.ndarray, b: int, gate: float, most: int) -> tuple[bool, int, bool]:
+    """The search's verdict on ``values[world, move]`` with the blueprint's move at index
+    ``b``: ``(done, best, confident)``. ``best`` is the other move with the highest mean paired
+    gain over the blueprint's; ``confident`` when that gain exceeds ``gate`` standard errors
+    (the search then plays ``best``, else the blueprint's move); ``done`` when confident, when
+    no other move could still beat the blueprint's (hopeless), or at ``most`` worlds."""
+    n_worlds, n_moves = values.shape
+    diffs = values - values[:, b : b + 1]
+    mean = diffs.mean(axis=0)
+    se = diffs.std(axis=0, ddof=1) / math.sqrt(n_worlds) if n_worlds > 1 else \
+        np.full(n_moves, np.inf)
+    mean[b] = -np.inf
+    best = int(np.argmax(mean))
+    confident = bool(mean[best] > 0 and mean[best] > gate * se[best])
+    hopeless = bool(np.all((mean + gate * se)[np.arange(n_moves) != b] <= 0))
+    return confident or hopeless or n_worlds >= most, best, confident
+
+
 class SearchStats:
     """What a search bot spent: decisions, searched ones, seconds, worlds and rollouts, and the
     searches its time limit cut short (``timeouts``)."""
@@ -336,15 +354,7 @@ class SearchPolicy(BasePolicy):
                 return blueprint_move
             v = np.asarray(values)
             self.last_search = (list(legal), v)
-            diffs = v - v[:, b : b + 1]
-            mean = diffs.mean(axis=0)
-            se = diffs.std(axis=0, ddof=1) / math.sqrt(len(values)) if len(values) > 1 else \
-                np.full(n_moves, np.inf)
-            mean[b] = -np.inf
-            best = int(np.argmax(mean))
-            confident = mean[best] > 0 and mean[best] > s["gate"] * se[best]
-            hopeless = bool(np.all((mean + s["gate"] * se)[np.arange(n_moves) != b] <= 0))
-            done = confident or hopeless or len(values) >= most
+            done, best, confident = judge(v, b, s["gate"], most)
             cut = cut or (not done and late())
             self.stats.timeouts += cut
             if done or cut:

@@ -31,7 +31,8 @@ compile several times slower for little gain.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Callable, Mapping, Sequence
 from types import SimpleNamespace
 from typing import Any
 
@@ -43,6 +44,7 @@ from cahoots_envs.core.cards import bits
 from cahoots_envs.core.game import Game, parse_deals
 from cahoots_envs.core.numba_kernels import lowest_bit_index, popcount64, randint, shuffle
 from cahoots_envs.core.spec import GameSpec
+from cahoots_envs.games.kansas_city import search
 from cahoots_envs.games.kansas_city.rules import (
     CARD_BACKS,
     DECK_SIZE,
@@ -55,6 +57,7 @@ from cahoots_envs.games.kansas_city.rules import (
     card_str,
     hands_in_game,
 )
+from cahoots_envs.games.kansas_city.search import _NODES_W, HAND_SPREAD
 
 __all__ = ["Engine"]
 
@@ -593,6 +596,29 @@ def _kernel(mode: int, actions: np.ndarray, games: np.ndarray, state: np.ndarray
 
 
 _CARD_IDS = {card_str(c): c for c in range(DECK_SIZE)}
+_VALUE_NODES = np.array(_NODES_W)  # (node, weight) rows of search.win_chance's sum
+
+
+@numba.njit(cache=True)
+def _boundary_values(rows: np.ndarray, seats: np.ndarray, state: np.ndarray, n: int,
+                     hands: int, spread: float, nodes: np.ndarray, out: np.ndarray) -> None:
+    """``search.value`` between hands for seat ``seats[k]`` of game ``rows[k]``: the same
+    Gauss-Hermite sum as ``search.win_chance`` over the cumulative scores, the hands left
+    being those still to deal."""
+    for k in range(rows.shape[0]):
+        st = state[rows[k]]
+        seat = seats[k]
+        mine = st[S_SCORES + seat]
+        width = spread * math.sqrt(hands - st[S_HANDNO])
+        total = 0.0
+        for j in range(nodes.shape[0]):
+            p = nodes[j, 1]
+            for t in range(n):
+                if t != seat:
+                    d = (mine - st[S_SCORES + t]) / width
+                    p *= 0.5 * (1.0 + math.erf((d + nodes[j, 0]) * 0.7071067811865476))
+            total += p
+        out[k] = total - (1.0 - total) / (n - 1)
 
 
 def _trusted_parse(deal: Mapping[str, Any]) -> tuple[int | None, list[int] | None, int | None]:
@@ -794,6 +820,17 @@ class Engine(BatchedEngine):
         return SimpleNamespace(is_over=False, num_players=n, hands_total=self.hands_total,
                                hand_number=int(st[S_HANDNO]),
                                scores=[int(x) for x in st[S_SCORES : S_SCORES + n]])
+
+    def boundary_values(self, rows: np.ndarray, seats: np.ndarray, starts: Sequence[Game],
+                        value: Callable[[Any, int], float]) -> np.ndarray:
+        """``search.value`` at the hand boundary in one kernel call (``_boundary_values``)."""
+        if value is not search.value:
+            return super().boundary_values(rows, seats, starts, value)
+        out = np.empty(len(rows))
+        n = self.num_players
+        _boundary_values(np.asarray(rows, np.int64), np.asarray(seats, np.int64), self._state,
+                         n, self.hands_total, HAND_SPREAD[n], _VALUE_NODES, out)
+        return out
 
     def game(self, i: int) -> Game:
         """Game ``i`` rebuilt as a reference game: its deals so far replayed with ``actions``."""

@@ -1,0 +1,214 @@
+"""Labelling mode: many positions, from many games, searched together on the batched engine.
+
+``label_positions(env_id, options, positions, blueprint=None, seed=0, **knobs)`` searches every
+position as a ``SearchPolicy`` with the same knobs would (the same worlds, the same rollouts,
+the same adaptive budget and verdict), but in rounds over all positions at once: each round
+draws every unfinished position's next worlds, loads them all into one loader engine and rolls
+every world x candidate move out in lockstep (``EngineRollouts.values_many``, at most
+``LABEL_ROWS`` rows a batch), the blueprint deciding all rows of a ply in one ``act_batch`` call
+(a compiled bot kernel, or a network's batched forward pass). The per-step overhead a lone
+decision pays for tens of rows is paid once for thousands, which is what expert iteration needs
+(labels by the hundred thousand).
+
+Position ``p`` is searched with the decision seed ``position_seed(seed, p)``: its values are the
+ones ``SearchPolicy._search`` computes with that seed (tests/test_labelling.py), exactly where
+the rollout policy breaks no ties at random (the Kansas City and Texas Euchre heuristics, any
+deterministic network); a policy that breaks ties with its generator draws it per batch here.
+
+Every position with 2..``max_candidates`` legal moves is searched (``search_all``: the game's
+``worth_searching`` is not asked); the others are labelled with the blueprint's move alone.
+``time_limit`` does not apply (the budget is in work units). The rollouts always run on the
+engine: a game or option set without one raises ``ValueError`` saying why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from cahoots_envs.core.game import Game
+from cahoots_envs.search.engine import EngineRollouts, Job, engine_problem
+from cahoots_envs.search.infoset import Infoset
+from cahoots_envs.search.policy import SearchPolicy, judge
+
+LABEL_ROWS = 8192  # rows (worlds x moves, over positions) of one lockstep batch
+
+
+@dataclass
+class Label:
+    """The search's verdict at one position (``seat`` to move).
+
+    - ``legal``: the legal moves, in increasing order;
+    - ``blueprint_move``: the blueprint's move; ``move``: the move the search bot plays there
+      (the best move where the search is confident, else the blueprint's);
+    - ``searched``: whether the position was searched (2..``max_candidates`` legal moves);
+    - ``values[world, i]``: the seat's value after ``legal[i]`` in each world drawn;
+      ``counts[i]``: the rollouts of move ``legal[i]`` (the worlds drawn: every move meets every
+      world); ``means[i]``: its mean value (0 where not searched);
+    - ``shares[i]``: the searched move distribution: the share of the worlds in which
+      ``legal[i]`` has the highest value (moves tied for it split the world); where not
+      searched, 1 on the blueprint's move.
+    """
+
+    seat: int
+    legal: list[int]
+    blueprint_move: int
+    move: int
+    searched: bool
+    values: np.ndarray
+    counts: np.ndarray
+    means: np.ndarray
+    shares: np.ndarray
+
+
+def position_seed(seed: int, p: int) -> int:
+    """The decision seed of position ``p`` of a labelling run seeded ``seed``."""
+    return int(np.random.default_rng([seed, p, 3]).integers(2**62))
+
+
+def best_shares(values: np.ndarray) -> np.ndarray:
+    """Per move, the share of worlds (rows of ``values``) in which it has the highest value,
+    moves tied for the highest splitting the world."""
+    top = values == values.max(axis=1, keepdims=True)
+    return (top / top.sum(axis=1, keepdims=True)).mean(axis=0)  # type: ignore[no-any-return]
+
+
+def as_game(spec: Any, options: Mapping[str, Any], position: Any) -> Game:
+    """A reference game from a position: a ``Game``, or a ``(deals, actions)`` history (the
+    whole-game scripted deal, one dict per hand so far, and every action since the first
+    deal)."""
+    if isinstance(position, Game):
+        return position
+    try:
+        deals, actions = position
+    except (TypeError, ValueError):
+        raise ValueError(f"a position is a reference Game or a (deals, actions) pair, got "
+                         f"{type(position).__name__}") from None
+    game: Game = spec.rules(dict(options), np.random.default_rng(0), deals)
+    for a in actions:
+        game.apply(int(a))
+    return game
+
+
+class _Position:
+    """One position's search in progress."""
+
+    def __init__(self, infoset: Infoset, blueprint_move: int, seed: int, most: int,
+                 target: int) -> None:
+        self.infoset = infoset
+        self.legal = infoset.legal
+        self.b = self.legal.index(blueprint_move)
+        self.seed = seed
+        self.most = most
+        self.target = target
+        self.values: list[np.ndarray] = []
+        self.worlds = 0
+        self.done = False
+        self.best = self.b
+        self.confident = False
+
+    def next_worlds(self) -> Job:
+        first = self.worlds
+        worlds = [self.infoset.sample(np.random.default_rng([self.seed, k]))
+                  for k in range(first, self.target)]
+        return Job(worlds, first, self.legal, self.infoset.seat, self.seed)
+
+    def add(self, values: np.ndarray, gate: float) -> None:
+        self.values.append(values)
+        self.worlds += len(values)
+        if self.worlds < self.target:
+            return
+        done, best, confident = judge(np.concatenate(self.values), self.b, gate, self.most)
+        self.best, self.confident = best, confident
+        if done:
+            self.done = True
+        else:
+            self.target = min(2 * self.worlds, self.most)
+
+
+def label_positions(env_id: str, options: Mapping[str, Any] | None, positions: Sequence[Any],
+                    blueprint: Any = None, seed: int = 0, *, blueprint_name: str | None = None,
+                    **knobs: Any) -> list[Label]:
+    """Search ``positions`` (reference games, or ``(deals, actions)`` histories, the seat to
+    move searching) of ``env_id`` with ``options`` together on the batched engine, over
+    ``blueprint`` (a loaded policy; None: the game's rule-based bot) with the search ``knobs``
+    (``SearchPolicy``'s; ``search_all`` and ``time_limit`` do not apply); one ``Label`` per
+    position, in order (see the module docstring)."""
+    bot = SearchPolicy(env_id, options, blueprint=blueprint, seed=seed,
+                       blueprint_name=blueprint_name, **knobs)
+    problem = engine_problem(bot.spec, bot.options)
+    if problem is not None:
+        raise ValueError(f"labelling searches on the batched engine, which {env_id} cannot "
+                         f"use: {problem}")
+    engine = bot._engine or EngineRollouts(bot.spec, bot.options, bot.sampler)
+    s = bot.settings
+    infosets = []
+    for position in positions:
+        game = as_game(bot.spec, bot.options, position)
+        if game.is_over:
+            raise ValueError("a position to label is a game still going, got one that is over")
+        infosets.append(Infoset(game, game.current_player, bot.spec, bot.options))
+    if not infosets:
+        return []
+    obs = np.stack([info.observation for info in infosets])
+    masks = np.stack([info.action_mask for info in infosets])
+    moves = [int(a) for a in bot.blueprint.act_batch(obs, masks)]
+    searches: list[_Position | None] = []
+    for p, (info, move) in enumerate(zip(infosets, moves)):
+        n_moves = len(info.legal)
+        most = min(s["max_worlds"], s["max_rollouts"] // n_moves)
+        if 2 <= n_moves <= s["max_candidates"] and most >= 2:
+            searches.append(_Position(info, move, position_seed(seed, p), most,
+                                      min(s["worlds"], most)))
+        else:
+            searches.append(None)
+    _run(engine, [x for x in searches if x is not None], bot._roller, s["gate"], seed)
+    return [_label(info, move, search) for info, move, search in zip(infosets, moves, searches)]
+
+
+def _run(engine: EngineRollouts, searches: list[_Position], policy: Any, gate: float,
+         seed: int) -> None:
+    """Rounds until every search is done: each round, every unfinished search's next worlds,
+    in batches of at most ``LABEL_ROWS`` rows."""
+    saved = getattr(policy, "rng", None)
+    batch_number = 0
+    try:
+        while True:
+            going = [x for x in searches if not x.done]
+            if not going:
+                return
+            jobs = [(x, x.next_worlds()) for x in going]
+            start = 0
+            while start < len(jobs):
+                rows, end = 0, start
+                while end < len(jobs) and (end == start or rows + len(jobs[end][1].worlds) *
+                                           len(jobs[end][1].legal) <= LABEL_ROWS):
+                    rows += len(jobs[end][1].worlds) * len(jobs[end][1].legal)
+                    end += 1
+                if isinstance(saved, np.random.Generator):  # the bots' ties, per batch
+                    policy.rng = np.random.default_rng([seed, batch_number, 2])
+                batch_number += 1
+                values = engine.values_many([job for _, job in jobs[start:end]], policy)
+                for (search, _), v in zip(jobs[start:end], values):
+                    search.add(v, gate)
+                start = end
+    finally:
+        if isinstance(saved, np.random.Generator):
+            policy.rng = saved
+
+
+def _label(info: Infoset, move: int, search: _Position | None) -> Label:
+    legal = info.legal
+    m = len(legal)
+    if search is None:
+        shares = np.zeros(m)
+        shares[legal.index(move)] = 1.0
+        return Label(info.seat, legal, move, move, False, np.zeros((0, m)),
+                     np.zeros(m, np.int64), np.zeros(m), shares)
+    values = np.concatenate(search.values)
+    chosen = legal[search.best] if search.confident else move
+    return Label(info.seat, legal, move, chosen, True, values,
+                 np.full(m, len(values), np.int64), values.mean(axis=0), best_shares(values))
