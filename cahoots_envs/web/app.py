@@ -274,7 +274,8 @@ def create_app(policies: Sequence[str | Path] = (), limits: Limits | None = None
 
         found = []
         for spec in registered_games():
-            doc = spec.doc().strip().split("\n\n")
+            doc = [p.strip() for p in spec.doc().strip().split("\n\n")
+                   if p.strip()[:1].isalnum()]
             found.append({
                 "name": spec.name, "env_id": spec.env_id, "title": spec.title,
                 "players": list(spec.rules.PLAYER_COUNTS),
