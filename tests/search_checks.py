@@ -15,6 +15,7 @@ each game's ``tests/test_search_<game>.py`` calls them on its player counts and 
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -260,14 +261,18 @@ def _difference(a: tuple[Any, ...], b: tuple[Any, ...]) -> str:
 
 def redealt_twin(spec: Any, opts: dict[str, Any], sampler: Any, games: list[Any],
                  seen: list[list[np.ndarray]], t: int, seat: int, rng: np.random.Generator,
-                 ) -> Any:
+                 after_deal: dict[str, Any] | None = None) -> Any:
     """A game in which every card ``seat`` cannot see at step ``t`` is dealt afresh, the deal
     records and others' hidden choices in the history included: a world drawn from the game's
     sampler, replayed from its own deals; checked to give the seat the same public history
-    (who moved, its observations and its legal moves at every step) and the same knowledge."""
+    (who moved, its observations and its legal moves at every step) and the same knowledge.
+    Where chance acts after the deal and the world cannot repeat it (``rng_state`` None), the
+    replay draws it from ``after_deal``, the true game's generator state after its deal."""
     size = spec.layout(opts).size
     game = games[t]
     world = sampler.sample_world(game, seat, rng)
+    if world.rng_state is None and after_deal is not None:
+        world = dataclasses.replace(world, rng_state=after_deal)
     trail: list[tuple[Any, ...]] = []
     twin = replay(spec, opts, world, seat, seen, trail)
     assert trail == [public_step(g, seat, size) for g in games[: t + 1]], (
@@ -292,6 +297,11 @@ def check_no_peek(env_id: str, options: Mapping[str, Any], seeds: range | list[i
     report = LeakReport()
     for seed in seeds:
         games, seen = record_game(env_id, opts, seed, bots)
+        after_deal = None
+        if spec.rules.chance_after_deal(opts):  # record_game's game, its generator after the deal
+            rng = np.random.default_rng(seed)
+            spec.rules(opts, rng, None)
+            after_deal = rng.bit_generator.state
         choices = [t for t, g in enumerate(games[:-1]) if len(g.legal_actions()) >= 2]
         if not choices:
             continue
@@ -303,7 +313,7 @@ def check_no_peek(env_id: str, options: Mapping[str, Any], seeds: range | list[i
             copies = {}
             if "redealt" in twins:
                 twin = redealt_twin(spec, opts, sampler, games, seen, t, seat,
-                                    np.random.default_rng([seed, t, 1]))
+                                    np.random.default_rng([seed, t, 1]), after_deal)
                 copies["redealt"] = twin
                 report.redealt += twin.deals != game.deals
                 report.rewritten += twin.history != game.history
