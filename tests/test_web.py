@@ -1,0 +1,308 @@
+"""The browser view (``cahoots_envs.web``, ``cahoots serve``) through Starlette's test client:
+every route and error, a whole game of every registered game played through the API by legal
+moves, the log it gives replayed, and the leak test: the JSON a seat receives (its table, text,
+legal moves and the moves as it saw them) is the same when every card it cannot see is dealt
+afresh, the deal records and the others' hidden choices included."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("httpx")
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # starlette's note on httpx (its test client still uses it)
+    from starlette.testclient import TestClient
+
+from cahoots_envs.gamelog import GameLog, replay_log
+from cahoots_envs.registry import GAMES, builtin_games, game_spec
+from cahoots_envs.web.app import Limits, create_app
+from cahoots_envs.web.tables import legal_moves, make_event, move_parts, table_of, text_of
+
+# options that make a whole game short, where a game has them
+SHORT: dict[str, dict[str, Any]] = {"kansas_city": {"hands": 1}, "texas_euchre": {"target_score": 30}}
+
+
+@pytest.fixture
+def client() -> TestClient:
+    return TestClient(create_app())
+
+
+def start(client: TestClient, game: str, mode: str = "play", **extra: Any) -> dict[str, Any]:
+    spec = game_spec(game)
+    n = spec.rules.DEFAULT_PLAYERS
+    policies = (["human"] if mode == "play" else ["heuristic"]) + ["heuristic"] * (n - 1)
+    body = {"game": spec.name, "options": SHORT.get(spec.name, {}), "policies": policies,
+            "seed": 5, **extra}
+    r = client.post(f"/api/{mode}", json=body)
+    assert r.status_code == 201, r.json()
+    return r.json()  # type: ignore[no-any-return]
+
+
+def play_out(client: TestClient, state: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+    gid = state["id"]
+    while not state["over"]:
+        if state["your_turn"]:
+            assert state["legal"] and not state["thinking"]
+            move = state["legal"][int(rng.integers(len(state["legal"])))]
+            r = client.post(f"/api/games/{gid}/move", json={"action": move["id"]})
+        else:
+            assert state["legal"] == []
+            r = client.post(f"/api/games/{gid}/advance", json={"wait_ms": 5000})
+        assert r.status_code == 200, r.json()
+        state = r.json()
+    return state
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_a_whole_game_through_the_api_and_its_log_replays(client: TestClient, game: str) -> None:
+    state = start(client, game)
+    assert state["seat"] == 0 and state["mode"] == "player" and state["table"]["viewer"] == 0
+    state = play_out(client, state, np.random.default_rng(1))
+    assert state["result"]["summary"] and state["events_total"] == len(state["events"])
+    for event in state["events"]:  # the human sees what it may: every move as its seat saw it
+        assert event["text"].startswith(f"player_{event['seat']} ")
+    r = client.get(f"/api/games/{state['id']}/log")
+    assert r.status_code == 200 and "attachment" in r.headers["content-disposition"]
+    log = GameLog.from_lines(r.text.splitlines(), "web")
+    assert replay_log(log).complete
+    assert log.header["players"][0] == "you"
+    up = client.post("/api/replays", content=r.content)
+    assert up.status_code == 201 and up.json()["complete"], up.json()
+    rid, positions = up.json()["id"], up.json()["positions"]
+    for k in (0, positions // 2, positions - 1):
+        for view in ("referee", "0", "1"):
+            p = client.get(f"/api/replays/{rid}/position/{k}", params={"view": view}).json()
+            assert p["k"] == k and len(p["events"]) == k
+    end = client.get(f"/api/replays/{rid}/position/{positions - 1}").json()
+    assert end["over"] and end["next"] is None and end["result"] is not None
+
+
+def test_watch_steps_one_move_at_a_time_in_any_view(client: TestClient) -> None:
+    game = builtin_games()[0].name
+    state = start(client, game, mode="watch")
+    assert state["mode"] == "watch" and state["view"] == "referee" and state["seat"] is None
+    assert all(seat["hand"] is not None for seat in state["table"]["seats"])
+    for i in range(3):
+        state = client.post(f"/api/games/{state['id']}/advance", json={"since": i}).json()
+        assert state["advanced"] and state["events_total"] == i + 1 and len(state["events"]) == 1
+    seat1 = client.get(f"/api/games/{state['id']}/state", params={"view": "1"}).json()
+    assert [s["hand"] is not None for s in seat1["table"]["seats"]][:2] == [False, True]
+    bad = client.get(f"/api/games/{state['id']}/state", params={"view": "9"})
+    assert bad.status_code == 400 and "referee" in bad.json()["error"]
+    assert client.post(f"/api/games/{state['id']}/move", json={"action": 0}).status_code == 409
+    assert client.get(f"/api/games/{state['id']}/log").status_code == 409  # not over yet
+    assert client.delete(f"/api/games/{state['id']}").json() == {"deleted": state["id"]}
+    assert client.get(f"/api/games/{state['id']}/state").status_code == 404
+
+
+def test_games_lists_options_and_policy_ids_never_paths(tmp_path) -> None:
+    from cahoots_envs.policies.loading import zoo_path
+
+    spec = builtin_games()[0]
+    copy = tmp_path / "mine.safetensors"
+    source = zoo_path(spec.name)
+    copy.write_bytes(source.read_bytes())
+    copy.with_suffix(".json").write_text(source.with_suffix(".json").read_text())
+    client = TestClient(create_app(policies=[copy]))
+    r = client.get("/api/games")
+    assert r.status_code == 200 and "cahoots_session" in r.cookies
+    body = r.json()
+    names = [g["name"] for g in body["games"]]
+    assert names == list(GAMES)
+    first = body["games"][0]
+    ids = [p["id"] for p in first["policies"]]
+    assert ids[:2] == ["random", "heuristic"] and "file:mine" in ids
+    assert str(tmp_path) not in r.text
+    assert all(o["name"] not in ("num_players", "reward_mode") for o in first["options"])
+    n = spec.rules.DEFAULT_PLAYERS
+    ok = client.post("/api/play", json={"game": spec.name, "policies": ["human", "file:mine",
+                                                                        *["random"] * (n - 2)]})
+    assert ok.status_code == 201, ok.json()
+    path = client.post("/api/play", json={"game": spec.name, "policies": [
+        "human", str(copy), *["random"] * (n - 2)]})
+    assert path.status_code == 400 and "unknown policy" in path.json()["error"]
+
+
+def test_bad_requests_get_one_clear_json_error(client: TestClient) -> None:
+    spec = builtin_games()[0]
+    n = spec.rules.DEFAULT_PLAYERS
+    good = {"game": spec.name, "policies": ["human"] + ["random"] * (n - 1)}
+    cases = [
+        ({**good, "game": "chess"}, "unknown game"),
+        ({**good, "policies": ["human"]}, "one policy id per seat"),
+        ({**good, "policies": ["random"] * n}, "your seat"),
+        ({**good, "seat": 1}, "'human' at your seat"),
+        ({**good, "options": {"no_such_option": 1}}, "no_such_option"),
+        ({**good, "options": []}, "JSON object"),
+        ({**good, "players": 99}, "num_players"),
+        ({**good, "seed": -1}, "'seed'"),
+        ({**good, "policies": ["human", "../../etc/passwd"] + ["random"] * (n - 2)},
+         "unknown policy"),
+        ({**good, "policies": ["human", "zoo:../x"] + ["random"] * (n - 2)}, "cannot play"),
+    ]
+    for body, words in cases:
+        r = client.post("/api/play", json=body)
+        assert r.status_code == 400 and words in r.json()["error"], (body, r.json())
+        assert r.json()["status"] == 400 and "Traceback" not in r.text
+    for raw in (b"", b"[1, 2]", b"{not json", b"\xff\xfe"):
+        r = client.post("/api/play", content=raw)
+        assert r.status_code == 400 and "JSON object" in r.json()["error"]
+    assert client.post("/api/play", content=b"{" + b" " * 70_000 + b"}").status_code == 413
+    watch = client.post("/api/watch", json=good)
+    assert watch.status_code == 400 and "no 'human' seat" in watch.json()["error"]
+    assert client.get("/api/nothing").json()["status"] == 404
+    assert client.post("/api/games").status_code == 405
+    state = client.post("/api/play", json={**good, "seed": 3}).json()
+    gid = state["id"]
+    while not state["your_turn"]:
+        state = client.post(f"/api/games/{gid}/advance").json()
+    legal = {m["id"] for m in state["legal"]}
+    illegal = next(a for a in range(10_000) if a not in legal)
+    for action, status, words in ((illegal, 400, "not a legal move"), ("x", 400, "action id"),
+                                  (True, 400, "action id"), (None, 400, "action id")):
+        r = client.post(f"/api/games/{gid}/move", json={"action": action})
+        assert r.status_code == status and words in r.json()["error"], r.json()
+    assert client.post(f"/api/games/{gid}/move", json={}).status_code == 400
+    assert client.post(f"/api/games/{gid}/advance", json={"wait_ms": -1}).status_code == 400
+    assert client.get(f"/api/games/{gid}/state", params={"since": "x"}).status_code == 400
+    assert client.get(f"/api/games/{gid}/state", params={"view": "referee"}).status_code == 400
+    other = TestClient(create_app())  # another session does not see this one's games
+    other.app = client.app
+    assert other.get(f"/api/games/{gid}/state").status_code == 404
+
+
+def test_limits_per_session_and_idle_expiry() -> None:
+    client = TestClient(create_app(limits=Limits(per_session=2, total=3, idle_seconds=3600)))
+    spec = builtin_games()[0]
+    n = spec.rules.DEFAULT_PLAYERS
+    body = {"game": spec.name, "policies": ["random"] * n}
+    ids = [client.post("/api/watch", json=body).json()["id"] for _ in range(2)]
+    r = client.post("/api/watch", json=body)
+    assert r.status_code == 429 and "live games" in r.json()["error"]
+    server = client.app.state.server  # type: ignore[attr-defined]
+    server.limits.idle_seconds = 0
+    assert client.post("/api/watch", json=body).status_code == 201  # the idle two expired
+    assert all(client.get(f"/api/games/{g}/state").status_code == 404 for g in ids)
+
+
+def test_replay_upload_errors_are_those_of_cahoots_replay(client: TestClient) -> None:
+    state = play_out(client, start(client, builtin_games()[0].name), np.random.default_rng(2))
+    text = client.get(f"/api/games/{state['id']}/log").text
+    lines = text.splitlines()
+    r = client.post("/api/replays", content=b"hello\n")
+    assert r.status_code == 400
+    assert r.json()["error"] == "upload:1: not JSON (Expecting value)"
+    record = json.loads(lines[3])
+    record["action"] = "play nothing"
+    bad = "\n".join(lines[:3] + [json.dumps(record)] + lines[4:])
+    r = client.post("/api/replays", content=bad.encode())
+    assert r.status_code == 400 and r.json()["error"].startswith("FAILED: upload:4: turn 2")
+    big = client.post("/api/replays", content=b"x" * 2_000_001)
+    assert big.status_code == 413
+    cut = client.post("/api/replays", content="\n".join(lines[:-1]).encode())
+    assert cut.status_code == 201 and not cut.json()["complete"]
+    rid = cut.json()["id"]
+    assert client.get(f"/api/replays/{rid}/position/999999").status_code == 404
+    assert client.get(f"/api/replays/{rid}/position/x").status_code == 400
+    assert client.get(f"/api/replays/{rid}/position/0", params={"view": "s"}).status_code == 400
+
+
+def test_replay_shows_a_zoo_networks_probabilities(client: TestClient) -> None:
+    spec = builtin_games()[0]
+    n = spec.rules.DEFAULT_PLAYERS
+    zoo = f"zoo:{spec.name}"
+    state = client.post("/api/watch", json={"game": spec.name, "policies": [zoo] * n,
+                                            "options": SHORT.get(spec.name, {}), "seed": 1}).json()
+    while not state["over"]:
+        state = client.post(f"/api/games/{state['id']}/advance").json()
+    up = client.post("/api/replays", content=client.get(f"/api/games/{state['id']}/log").content)
+    p = client.get(f"/api/replays/{up.json()['id']}/position/1").json()
+    probs = p["probabilities"]
+    assert probs["policy"] == zoo and probs["seat"] == p["to_move"]
+    assert abs(sum(m["p"] for m in probs["moves"]) - 1) < 1e-4
+    assert {m["id"] for m in probs["moves"]} == {m["id"] for m in p["legal"]}
+    other = client.get(f"/api/replays/{up.json()['id']}/position/1",
+                       params={"view": str((p["to_move"] + 1) % n)}).json()
+    assert other["probabilities"] is None and other["legal"] == []
+
+
+def test_moves_as_parts() -> None:
+    verbs = {"pass": "hand", "play": "cards", "no": "word", "discard": "hand"}
+    assert move_parts("pass 2A 5A 4B", verbs, ()) == {
+        "verb": "pass", "kind": "hand", "cards": ["2A", "5A", "4B"], "target": None, "words": []}
+    assert move_parts("play 4G on 2", verbs, ("ON",))["cards"] == ["4G"]
+    assert move_parts("play 4G on 2", verbs, ("ON",))["target"] == "2"
+    assert move_parts("no upgrade", verbs, ())["words"] == ["upgrade"]
+    assert move_parts("discard none", verbs, ("NONE",))["words"] == ["none"]
+    for spec in builtin_games():  # every legal move's parts tell it from the others
+        game = spec.new_game(spec.resolve_options({}), np.random.default_rng(0))
+        moves = legal_moves(game)
+        keys = {(m["verb"], tuple(sorted(m["cards"])), m["target"], tuple(m["words"]))
+                for m in moves}
+        assert len(keys) == len(moves)
+
+
+def test_a_game_without_a_view_gets_its_text() -> None:
+    spec = game_spec("high_card")
+    assert spec.view is None
+    game = spec.new_game(spec.resolve_options({}), np.random.default_rng(0))
+    table = table_of(game, 0)
+    assert table["kind"] == "text" and "\n".join(table["lines"]) == spec.text.seat_view(game, 0)
+
+
+# ---- the leak test ------------------------------------------------------------------------------
+def _record(spec: Any, opts: dict[str, Any], seed: int) -> tuple[list[Any], list[int]]:
+    game = spec.rules(opts, np.random.default_rng(seed), None)
+    bots = [spec.bot(opts, seed=seed + s) for s in range(opts["num_players"])]
+    from cahoots_envs.web.tables import observation
+
+    games, actions = [game.clone()], []
+    while not game.is_over:
+        obs, mask = observation(game, game.current_player, opts)
+        actions.append(int(bots[game.current_player].act(obs, mask)))
+        game.apply(actions[-1])
+        games.append(game.clone())
+    return games, actions
+
+
+def _sent(spec: Any, opts: dict[str, Any], start: Any, actions: list[int], seat: int) -> str:
+    """The JSON sent to ``seat`` after ``actions`` from ``start``: its table, text, legal moves
+    when it is to move, and every move as it saw it."""
+    game, events = start, []
+    for action in actions:
+        before = game.clone()
+        game.apply(action)
+        events.append(make_event(before, action, game, len(events)).shown(len(events), seat))
+    mover = None if game.is_over else game.current_player
+    return json.dumps({"table": table_of(game, seat), "text": text_of(game, seat),
+                       "legal": legal_moves(game) if mover == seat else [],
+                       "events": events}, sort_keys=True)
+
+
+@pytest.mark.parametrize("spec", builtin_games(), ids=lambda s: s.name)
+def test_a_seat_is_sent_nothing_its_observation_hides(spec: Any) -> None:
+    opts = spec.resolve_options({})
+    sampler = spec.require("world_sampler")
+    games, actions = _record(spec, opts, seed=11)
+    points = sorted({1, len(actions) // 3, len(actions) // 2, len(actions) - 2})
+    redealt = 0
+    for t in points:
+        for seat in range(opts["num_players"]):
+            true = _sent(spec, opts, spec.rules(opts, np.random.default_rng(11), None),
+                         actions[:t], seat)
+            world = sampler.sample_world(games[t], seat, np.random.default_rng([t, seat]))
+            rng = np.random.default_rng(0)
+            if world.rng_state is not None:
+                rng.bit_generator.state = world.rng_state
+            twin_start = spec.rules(opts, rng, world.deals)
+            redealt += world.deals != games[t].deals
+            assert _sent(spec, opts, twin_start, list(world.actions), seat) == true, (
+                f"{spec.name} step {t} seat {seat}: the re-dealt game sends the seat other JSON")
+    assert redealt, "no twin had another deal: the test would prove nothing"
