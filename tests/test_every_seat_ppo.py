@@ -124,3 +124,26 @@ def test_the_section_is_checked_as_the_config_loads(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"^every_seat_ppo\.self_play_share must be in \[0, 1\], "
                        r"got 1\.5$"):
         load_config(tiny_config(tmp_path, self_play_share=1.5))
+
+
+def test_the_saved_actor_is_the_trained_one() -> None:
+    """``MLPPolicy.from_sb3`` copies the actor: the numpy logits are the torch network's, and a
+    masked action never lands on an illegal move."""
+    torch = pytest.importorskip("torch")
+    from cahoots_envs.policies.network import MLPPolicy
+    from cahoots_envs.training.every_seat_ppo import build_network
+
+    net = build_network(7, 5, [6, 4], "relu")
+    obs = np.random.default_rng(0).normal(size=(9, 7)).astype(np.float32)
+    policy = MLPPolicy.from_sb3(net)
+    with torch.no_grad():
+        expected = net.logits(torch.from_numpy(obs)).numpy()
+    np.testing.assert_allclose(policy.logits(obs), expected, rtol=1e-5, atol=1e-6)
+    assert policy.architecture() == {"type": "mlp", "layer_sizes": [7, 6, 4, 5],
+                                     "activation": "relu"}
+    masks = np.zeros((9, 5), np.int8)
+    masks[np.arange(9), np.arange(9) % 5] = 1
+    assert (policy.act_batch(obs, masks) == np.arange(9) % 5).all()
+    _, logp, entropy = net.evaluate_actions(torch.from_numpy(obs), torch.arange(9) % 5,
+                                            torch.from_numpy(masks))
+    assert torch.allclose(logp, torch.zeros(9)) and torch.allclose(entropy, torch.zeros(9))
