@@ -183,6 +183,7 @@ def check_fast_bot(env_id: str, options: Mapping[str, Any], seeds: range | list[
 
 # ---- the leak check ---------------------------------------------------------------------------
 
+# the counters a leak check compares: every one of the bot's ``stats`` but the clock's
 SEARCH_COUNTERS = ("decisions", "searched", "deviations", "worlds", "rollouts", "timeouts")
 # besides the game's world sampler, the modules whose caches a search may fill with what it saw
 CACHE_PACKAGES = ("cahoots_envs.search", "cahoots_envs.core.search")
@@ -247,7 +248,9 @@ def _searched(make_bot: Callable[..., Any], env_id: str, opts: dict[str, Any], s
     move = bot.act_infoset(Infoset(game, seat, spec, opts))
     last = bot.last_search
     values = None if last is None else (tuple(last[0]), np.asarray(last[1]).tolist())
-    return move, values, tuple(getattr(bot.stats, c) for c in SEARCH_COUNTERS)
+    counters = {k: v for k, v in bot.stats.as_dict().items() if "seconds" not in k}
+    assert set(SEARCH_COUNTERS) <= set(counters)
+    return move, values, tuple(sorted(counters.items()))
 
 
 def _difference(a: tuple[Any, ...], b: tuple[Any, ...]) -> str:
@@ -256,7 +259,7 @@ def _difference(a: tuple[Any, ...], b: tuple[Any, ...]) -> str:
     if a[1] != b[1]:
         return "per-move values differ" if a[1] and b[1] else f"searched: {a[1] is not None} " \
             f"vs {b[1] is not None}"
-    return f"counters {dict(zip(SEARCH_COUNTERS, a[2]))} vs {dict(zip(SEARCH_COUNTERS, b[2]))}"
+    return f"counters {dict(a[2])} vs {dict(b[2])}"
 
 
 def redealt_twin(spec: Any, opts: dict[str, Any], sampler: Any, games: list[Any],
@@ -290,8 +293,8 @@ def check_no_peek(env_id: str, options: Mapping[str, Any], seeds: range | list[i
     A fresh ``make_bot(env_id, options, seed=...)`` (its blueprint fresh too) decides at the
     game and at each twin from the same seed, every module-level cache of the search code
     cleared first (``SearchCaches``); the move, the search's per-world values and the counters
-    (``SEARCH_COUNTERS``) must agree. Returns what differed, so a test can also show that a
-    peeking bot is caught."""
+    (every ``stats`` entry but seconds, ``SEARCH_COUNTERS`` among them) must agree. Returns what
+    differed, so a test can also show that a peeking bot is caught."""
     spec, sampler, opts = _setup(env_id, options)
     caches = SearchCaches(spec)
     report = LeakReport()
