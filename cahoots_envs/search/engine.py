@@ -178,11 +178,12 @@ class EngineRollouts:
         engine.streams()[:rows] = np.array(streams, np.uint64)[source]
         actions = np.full(engine.num_envs, -1, np.int64)
         actions[:rows] = np.concatenate(firsts)
-        start = engine.hands_dealt()[:rows].copy()
-        out = np.zeros(rows)
-        live = np.ones(rows, np.bool_)
         value = self.sampler.value
-        while True:
+        start = engine.hands_dealt()[:rows].copy()
+        played = engine.play_out(policy, actions[:rows], seat, value)  # None: in lockstep
+        out = np.zeros(rows) if played is None else played
+        live = np.full(rows, played is None, np.bool_)
+        while live.any():
             engine.step(actions)
             over = np.flatnonzero(live & engine.done[:rows])
             out[over] = engine.rewards[over, seat[over]]
@@ -196,9 +197,9 @@ class EngineRollouts:
             if not going.size:
                 break
             actions[:] = -1
-            if 2 * going.size >= rows:  # most rows go on: decide a slice (no copy), keep theirs
-                top = int(going[-1]) + 1
-                actions[going] = policy.act_batch(engine.obs[:top], engine.mask[:top])[going]
+            if int(going[-1]) + 1 == going.size:  # rows 0..k-1 go on: a slice, no copy
+                actions[going] = policy.act_batch(engine.obs[: going.size],
+                                                  engine.mask[: going.size])
             else:
                 actions[going] = policy.act_batch(engine.obs[going], engine.mask[going])
         results, at = [], 0

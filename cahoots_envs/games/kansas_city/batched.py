@@ -45,6 +45,8 @@ from cahoots_envs.core.game import Game, parse_deals
 from cahoots_envs.core.numba_kernels import lowest_bit_index, popcount64, randint, shuffle
 from cahoots_envs.core.spec import GameSpec
 from cahoots_envs.games.kansas_city import search
+from cahoots_envs.games.kansas_city.bot import HeuristicPolicy
+from cahoots_envs.games.kansas_city.bot_batched import FALLBACK, decide_row, kernel_params
 from cahoots_envs.games.kansas_city.rules import (
     CARD_BACKS,
     DECK_SIZE,
@@ -504,6 +506,31 @@ def _write_obs(row: np.ndarray, st: np.ndarray, ms: np.ndarray, seat: int,
 
 
 @numba.njit(cache=True)
+def _write_bot_view(row: np.ndarray, st: np.ndarray, ms: np.ndarray, seat: int,
+                    p: np.ndarray) -> None:
+    """The part of ``_write_obs`` that the heuristic bot reads (``bot_batched``: the hand, the
+    trick, its leader, the tricks won and the phase), the rest of ``row`` left as it was."""
+    n = p[P_N]
+    _put_bits(row, p[O_HAND], ms[M_HAND + seat], 7)
+    o_trick = p[O_TRICK]
+    s = seat
+    for rel in range(n):
+        row[p[O_TW] + rel] = st[S_TWON + s]
+        _zero(row, o_trick, DECK_SIZE + RANKS)
+        code = st[S_TC + s]
+        if code >= 0:
+            row[o_trick + (DECK_SIZE + (code & 7) if code >= TRUMP_CODE else code)] = 1
+        o_trick += DECK_SIZE + RANKS
+        s = s + 1 if s + 1 < n else 0
+    _zero(row, p[O_TL], n)
+    if st[S_TRICKN] > 0:
+        row[p[O_TL] + _rel(st[S_TRICKLEAD], seat, n)] = 1
+    _zero(row, p[O_PHASE], 3)
+    if st[S_PHASE] != PH_OVER:
+        row[p[O_PHASE] + st[S_PHASE]] = 1
+
+
+@numba.njit(cache=True)
 def _write_mask(mrow: np.ndarray, st: np.ndarray, ms: np.ndarray, p: np.ndarray) -> None:
     """The legal actions of the seat to move (``rules.KansasCity.legal_actions``)."""
     mrow[:] = 0
@@ -600,25 +627,70 @@ _VALUE_NODES = np.array(_NODES_W)  # (node, weight) rows of search.win_chance's 
 
 
 @numba.njit(cache=True)
+def _boundary_value(st: np.ndarray, seat: int, n: int, hands: int, spread: float,
+                    nodes: np.ndarray) -> float:
+    """``search.value`` between hands for ``seat`` of the game whose ``_state`` row is ``st``:
+    the same Gauss-Hermite sum as ``search.win_chance`` over the cumulative scores, the hands
+    left being those still to deal."""
+    mine = st[S_SCORES + seat]
+    width = spread * math.sqrt(hands - st[S_HANDNO])
+    total = 0.0
+    for j in range(nodes.shape[0]):
+        p = nodes[j, 1]
+        for t in range(n):
+            if t != seat:
+                d = (mine - st[S_SCORES + t]) / width
+                p *= 0.5 * (1.0 + math.erf((d + nodes[j, 0]) * 0.7071067811865476))
+        total += p
+    return total - (1.0 - total) / (n - 1)  # type: ignore[no-any-return]
+
+
+@numba.njit(cache=True)
 def _boundary_values(rows: np.ndarray, seats: np.ndarray, state: np.ndarray, n: int,
                      hands: int, spread: float, nodes: np.ndarray, out: np.ndarray) -> None:
-    """``search.value`` between hands for seat ``seats[k]`` of game ``rows[k]``: the same
-    Gauss-Hermite sum as ``search.win_chance`` over the cumulative scores, the hands left
-    being those still to deal."""
+    """``_boundary_value`` of seat ``seats[k]`` in game ``rows[k]``, into ``out[k]``."""
     for k in range(rows.shape[0]):
-        st = state[rows[k]]
-        seat = seats[k]
-        mine = st[S_SCORES + seat]
-        width = spread * math.sqrt(hands - st[S_HANDNO])
-        total = 0.0
-        for j in range(nodes.shape[0]):
-            p = nodes[j, 1]
-            for t in range(n):
-                if t != seat:
-                    d = (mine - st[S_SCORES + t]) / width
-                    p *= 0.5 * (1.0 + math.erf((d + nodes[j, 0]) * 0.7071067811865476))
-            total += p
-        out[k] = total - (1.0 - total) / (n - 1)
+        out[k] = _boundary_value(state[rows[k]], seats[k], n, hands, spread, nodes)
+
+
+@numba.njit(cache=True)
+def _play_out(first: np.ndarray, seats: np.ndarray, state: np.ndarray, masks: np.ndarray,
+              deals: np.ndarray, script: np.ndarray, hist: np.ndarray, passes: np.ndarray,
+              rng: np.ndarray, combos: np.ndarray, obs: np.ndarray, mask: np.ndarray,
+              to_move: np.ndarray, p: np.ndarray, bot: np.ndarray, bot_combos: np.ndarray,
+              spread: float, nodes: np.ndarray, out: np.ndarray) -> int:
+    """Game ``i`` (every ``i < len(first)``) plays ``first[i]``, then the heuristic bot's moves
+    (``bot_batched.decide_row`` on the observation written after each move) until its hand or
+    its game ends; ``out[i]``: seat ``seats[i]``'s final reward (the game over, ``'win'``
+    rewards: its outcome) or ``search.value`` between hands (``_boundary_value``). The games
+    are left as they end (not dealt again; their ``obs`` rows hold only what the bot read,
+    ``to_move`` is not written). Returns -1, or the first game where the bot's
+    kernel left a row to the reference (``FALLBACK``: not an observation the engine writes)."""
+    deck = np.empty(DECK_SIZE, np.int64)
+    rw = np.zeros(p[P_N], np.float32)
+    hand = np.empty(DECK_SIZE, np.int64)
+    lengths = np.empty(7, np.int64)
+    n = p[P_N]
+    for i in range(first.shape[0]):
+        st = state[i]
+        start = st[S_HANDNO]
+        a = first[i]
+        while True:
+            rw[:] = 0
+            if _apply(st, masks[i], deals[i], script[i], hist[i], passes[i], rng, i, deck,
+                      combos, rw, a, p):
+                out[i] = rw[seats[i]]
+                break
+            if st[S_HANDNO] != start:
+                out[i] = _boundary_value(st, seats[i], n, p[P_H], spread, nodes)
+                break
+            seat = st[S_CUR]
+            _write_bot_view(obs[i], st, masks[i], seat, p)
+            _write_mask(mask[i], st, masks[i], p)
+            a = decide_row(obs[i], mask[i], bot, bot_combos, hand, lengths)
+            if a == FALLBACK:
+                return i
+    return -1
 
 
 def _trusted_parse(deal: Mapping[str, Any]) -> tuple[int | None, list[int] | None, int | None]:
@@ -830,6 +902,29 @@ class Engine(BatchedEngine):
         n = self.num_players
         _boundary_values(np.asarray(rows, np.int64), np.asarray(seats, np.int64), self._state,
                          n, self.hands_total, HAND_SPREAD[n], _VALUE_NODES, out)
+        return out
+
+    def play_out(self, policy: Any, actions: np.ndarray, seats: np.ndarray,
+                 value: Callable[[Any, int], float]) -> np.ndarray | None:
+        """The heuristic bot (``bot.HeuristicPolicy`` of these options) and ``search.value``
+        in one kernel call (``_play_out``, a game at a time to its hand's end); None for any
+        other policy or value."""
+        if type(policy) is not HeuristicPolicy or value is not search.value or \
+                policy.num_players != self.num_players or policy.layout.size != self.obs_size:
+            return None
+        if policy._kernel_params is None:
+            policy._kernel_params = kernel_params(policy)
+        bot, bot_combos = policy._kernel_params
+        out = np.empty(len(actions))
+        stuck = _play_out(np.ascontiguousarray(actions, np.int64),
+                          np.ascontiguousarray(seats, np.int64), self._state, self._masks,
+                          self._deals, self._script, self._history, self._passes, self._rng,
+                          COMBOS[self.hand_size], self.obs, self.mask, self.to_move,
+                          self._params, bot, bot_combos, HAND_SPREAD[self.num_players],
+                          _VALUE_NODES, out)
+        if stuck >= 0:
+            raise RuntimeError(f"kansas_city batched engine: the heuristic kernel left game "
+                               f"{stuck}'s move to the reference bot")
         return out
 
     def game(self, i: int) -> Game:

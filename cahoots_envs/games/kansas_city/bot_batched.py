@@ -27,7 +27,7 @@ from cahoots_envs.games.kansas_city.rules import DECK_SIZE, RANKS
 if TYPE_CHECKING:
     from cahoots_envs.games.kansas_city.bot import HeuristicPolicy
 
-__all__ = ["FALLBACK", "decide_batch", "kernel_params"]
+__all__ = ["FALLBACK", "decide_batch", "decide_row", "kernel_params"]
 
 FALLBACK = -1  # a row the kernel leaves to the reference ``decide``
 
@@ -93,36 +93,40 @@ def decide_batch(policy: HeuristicPolicy, observations: np.ndarray,
 @numba.njit(cache=True)
 def _decide_rows(obs: np.ndarray, masks: np.ndarray, p: np.ndarray,
                  combos: np.ndarray) -> np.ndarray:
-    """``HeuristicPolicy.decide`` on every row: the phase is the argmax of the one-hot (pass when
-    all zero); under the limit while the own tricks won (truncated to an int) are fewer than the
-    limit. The scratch arrays are allocated once for the batch."""
+    """``HeuristicPolicy.decide`` on every row (``decide_row``). The scratch arrays are
+    allocated once for the batch."""
     out = np.empty(obs.shape[0], np.int64)
     hand = np.empty(DECK_SIZE, np.int64)
     lengths = np.empty(SUITS, np.int64)
-    o = p[P_PHASE]
     for i in range(obs.shape[0]):
-        row = obs[i]
-        mask = masks[i]
-        out[i] = FALLBACK
-        if np.isnan(row[o]) or np.isnan(row[o + 1]) or np.isnan(row[o + 2]):
-            continue  # np.argmax would pick the first NaN
-        phase = 0
-        for k in range(1, 3):
-            if row[o + k] > row[o + phase]:  # strict: the first maximum, as np.argmax
-                phase = k
-        if phase == 0:
-            out[i] = _choose_pass(row, mask, p, combos, hand, lengths)
-            continue
-        tricks = row[p[P_TW]]
-        if not (-1e9 < tricks < 1e9):
-            continue  # NaN, inf or a huge count: left to the reference's int()
-        won = int(tricks)  # truncated toward zero, as int() does
-        need = won < p[P_LIMIT]
-        if phase == 2:
-            out[i] = _choose_upgrade(row, mask, p, need, hand, lengths)
-        else:
-            out[i] = _choose_play(row, mask, p, need, won, hand, lengths)
+        out[i] = decide_row(obs[i], masks[i], p, combos, hand, lengths)
     return out
+
+
+@numba.njit(cache=True)
+def decide_row(row: np.ndarray, mask: np.ndarray, p: np.ndarray, combos: np.ndarray,
+               hand: np.ndarray, lengths: np.ndarray) -> int:
+    """``HeuristicPolicy.decide`` on one row (``FALLBACK`` where the kernel leaves it to the
+    reference): the phase is the argmax of the one-hot (pass when all zero); under the limit
+    while the own tricks won (truncated to an int) are fewer than the limit. ``hand``
+    (``int64[56]``) and ``lengths`` (``int64[7]``) are scratch."""
+    o = p[P_PHASE]
+    if np.isnan(row[o]) or np.isnan(row[o + 1]) or np.isnan(row[o + 2]):
+        return FALLBACK  # np.argmax would pick the first NaN
+    phase = 0
+    for k in range(1, 3):
+        if row[o + k] > row[o + phase]:  # strict: the first maximum, as np.argmax
+            phase = k
+    if phase == 0:
+        return _choose_pass(row, mask, p, combos, hand, lengths)
+    tricks = row[p[P_TW]]
+    if not (-1e9 < tricks < 1e9):
+        return FALLBACK  # NaN, inf or a huge count: left to the reference's int()
+    won = int(tricks)  # truncated toward zero, as int() does
+    need = won < p[P_LIMIT]
+    if phase == 2:
+        return _choose_upgrade(row, mask, p, need, hand, lengths)
+    return _choose_play(row, mask, p, need, won, hand, lengths)
 
 
 @numba.njit(cache=True)
