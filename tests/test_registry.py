@@ -201,7 +201,8 @@ BAD_FIELDS = [
                               "own members")),
     ("world_sampler", _Object(), ("lacks required member(s): world_sampler.knowledge, "
                                   "world_sampler.sample_world")),
-    ("state_layout", _Object(), "lacks required member(s): state_layout.state_kinds"),
+    ("state_layout", _Object(), ("lacks required member(s): state_layout.state_kinds, "
+                                 "state_layout.undrawn_piles")),
 ]
 
 

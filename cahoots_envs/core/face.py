@@ -116,6 +116,10 @@ class StateLayout(Protocol):
     def state_kinds(self, options: Mapping[str, Any]) -> dict[str, str]:
         """Each observation segment's kind: ``public``, ``seats`` or ``private``."""
 
+    def undrawn_piles(self, options: Mapping[str, Any]) -> tuple[str, ...]:
+        """The game's attributes holding cards still to be drawn, in an order no seat knows (the
+        state must not show that order; the shared tests reorder them)."""
+
 
 class View(Protocol):
     """The game as plain data for the browser view (``games/<game>/view.py``): what one seat may
