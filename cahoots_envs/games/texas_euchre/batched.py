@@ -579,6 +579,24 @@ def _apply(st: np.ndarray, mk: np.ndarray, dk: np.ndarray, values: np.ndarray, a
 
 # ---- kernels ------------------------------------------------------------------------------------
 @numba.njit(cache=True)
+def _replay_kernel(history: np.ndarray, state: np.ndarray, masks: np.ndarray, deck: np.ndarray,
+                   script: np.ndarray, hist: np.ndarray, rng: np.ndarray, config: np.ndarray,
+                   values: np.ndarray, off: np.ndarray, table: np.ndarray, to_move: np.ndarray,
+                   obs: np.ndarray, mask: np.ndarray, rewards: np.ndarray,
+                   done: np.ndarray) -> tuple[int, int, int]:
+    """``_step_kernel`` on ``history[0]``, ``history[1]``, ... until the rows run out or a step
+    ends a game or fills a history row (the caller settles those, then goes on); returns the
+    steps taken and that last step's counts."""
+    over, full = 0, 0
+    for t in range(history.shape[0]):
+        over, full = _step_kernel(history[t], state, masks, deck, script, hist, rng, config,
+                                  values, off, table, to_move, obs, mask, rewards, done)
+        if over or full:
+            return t + 1, over, full
+    return history.shape[0], over, full
+
+
+@numba.njit(cache=True)
 def _step_kernel(actions: np.ndarray, state: np.ndarray, masks: np.ndarray, deck: np.ndarray,
                  script: np.ndarray, history: np.ndarray, rng: np.ndarray, config: np.ndarray,
                  values: np.ndarray, off: np.ndarray, table: np.ndarray, to_move: np.ndarray,
@@ -846,7 +864,8 @@ class Engine(BatchedEngine):
             self._script = np.zeros((n, max(len(x) for x in parsed), FACES * self.decks),
                                     np.uint8)
             for i, rounds in enumerate(parsed):
-                dealers[i], scripted[i] = self._complete(i, rounds), len(rounds)
+                given = per_game[i] if self.trusted else None
+                dealers[i], scripted[i] = self._complete(i, rounds, given), len(rounds)
         self.final_buffers(0)
         self._deal(np.arange(n, dtype=np.int64), dealers, scripted)
         self.rewards[:] = 0.0
@@ -859,10 +878,12 @@ class Engine(BatchedEngine):
                      self.rng_state, self._config, self._off, self._table, self.final_scores,
                      self.final_obs, self.to_move, self.obs, self.mask)
 
-    def _complete(self, i: int, rounds: list[tuple[Any, ...]]) -> int:
+    def _complete(self, i: int, rounds: list[tuple[Any, ...]],
+                  given: list[dict[str, Any]] | None = None) -> int:
         """Store game ``i``'s scripted rounds in ``_script`` (a key left out is dealt from the
-        game's stream, as the reference deals it from its generator) and as deal records;
-        returns the first dealer."""
+        game's stream, as the reference deals it from its generator) and as deal records (a
+        whole round of ``given``, the deals of a trusted engine, as it was given); returns the
+        first dealer."""
         p, h, d = self.num_players, self.hand_size, self.decks
         dealer = rounds[0][0]
         if dealer is None:
@@ -886,7 +907,10 @@ class Engine(BatchedEngine):
                     pile_faces = cards
             row = [f for faces in hand_faces for f in faces] + pile_faces
             self._script[i, k] = row
-            records.append(self._record((dealer + k) % p, np.array(row, np.uint8)))
+            if given is not None and hands is not None and pile is not None:
+                records.append({"dealer": (dealer + k) % p, **given[k]})
+            else:
+                records.append(self._record((dealer + k) % p, np.array(row, np.uint8)))
         self._records[i] = records
         return int(dealer)
 
@@ -909,6 +933,26 @@ class Engine(BatchedEngine):
                                   self._history, self.rng_state, self._config, self._values,
                                   self._off, self._table, self.to_move, self.obs, self.mask,
                                   self.rewards, self.done)
+        self._settle(over, full)
+
+    def step_histories(self, history: np.ndarray) -> None:
+        """``step`` for each row of ``history``, the rows between two games' ends or history
+        spills in one kernel call (``_replay_kernel``)."""
+        if not self._ready:
+            raise RuntimeError("reset() the engine before step()")
+        history = np.ascontiguousarray(history, np.int64)
+        self.final_buffers(0)
+        t = 0
+        while t < len(history):
+            steps, over, full = _replay_kernel(
+                history[t:], self._state, self._masks, self._deck, self._script, self._history,
+                self.rng_state, self._config, self._values, self._off, self._table,
+                self.to_move, self.obs, self.mask, self.rewards, self.done)
+            self._settle(over, full)
+            t += steps
+
+    def _settle(self, over: int, full: int) -> None:
+        """After a step kernel: deal the games that ended again, spill full history rows."""
         if over:
             ended = np.flatnonzero(self.done)
             self.final_buffers(len(ended))
