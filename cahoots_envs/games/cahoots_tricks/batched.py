@@ -787,6 +787,23 @@ class ReplayedSplits:
         return self.splits[self.used - 1]
 
 
+@numba.njit(cache=True)
+def _replay_kernel(history: np.ndarray, zones: np.ndarray, ints: np.ndarray,
+                   tallies: np.ndarray, rng: np.ndarray, select: np.ndarray, params: np.ndarray,
+                   deck: np.ndarray, obs: np.ndarray, mask: np.ndarray, to_move: np.ndarray,
+                   rewards: np.ndarray, done: np.ndarray, final_scores: np.ndarray,
+                   final_obs: np.ndarray) -> tuple[int, int]:
+    """``MODE_STEP`` on ``history[0]``, ``history[1]``, ... until the rows run out or a step
+    ends a game (the caller finishes those, then goes on); returns the steps taken and the
+    games that last step ended."""
+    for t in range(history.shape[0]):
+        finished = _kernel(MODE_STEP, zones, ints, tallies, rng, history[t], select, params,
+                           deck, obs, mask, to_move, rewards, done, final_scores, final_obs)
+        if finished:
+            return t + 1, finished
+    return history.shape[0], 0
+
+
 class Engine(BatchedEngine):
     """Cahoots (competitive) in lockstep: every player count and option of the AEC env."""
 
@@ -815,6 +832,7 @@ class Engine(BatchedEngine):
         counts = deck_counts(n)
         self._deck = np.array([t for t in range(NUM_TYPES) for _ in range(counts[t])], np.int64)
         self._no_actions = np.zeros(0, np.int64)
+        self._parser: Any = self.new_game(None)  # its _parse_deal reads a trusted deal
 
     def _run(self, mode: int, actions: np.ndarray, select: np.ndarray) -> int:
         return int(_kernel(mode, self.zones, self.ints, self.tallies, self.rng_state, actions,
@@ -835,6 +853,9 @@ class Engine(BatchedEngine):
         self._select[:] = parsed is not None
         if parsed is not None:
             for i, deal in enumerate(parsed):
+                if self.trusted and not self._partial(deal[0]):  # no game built to deal it
+                    self._write_fields(i, *self._parser._parse_deal(deal[0]))
+                    continue
                 # keys a scripted deal leaves out are drawn from the game's own stream
                 seed = int(next_u64(self.rng_state, i)) if self._partial(deal[0]) else 0
                 self._write_deal(i, self.new_game(deal, seed))
@@ -850,13 +871,19 @@ class Engine(BatchedEngine):
 
     def _write_deal(self, i: int, game: Game) -> None:
         """Game ``i``'s deal fields from the reference game ``game``, as dealt."""
-        n = self.num_players
         dealt = cast(Any, game)
-        self.ints[i, S_DSTART] = dealt.start_player
-        self.ints[i, S_IDENT : S_IDENT + n] = dealt.identities
-        self.zones[i, Z_DEALT : Z_DEALT + n] = np.array(dealt.hands, np.uint64)
-        if n == 3:
-            self.tallies[i, T_RES : T_RES + RES_SIZE] = dealt.reserve
+        self._write_fields(i, dealt.start_player, dealt.identities, dealt.hands, dealt.reserve)
+
+    def _write_fields(self, i: int, start: int, identities: list[int], hands: list[int],
+                      reserve: list[int] | None) -> None:
+        """Game ``i``'s deal fields: the start player, the identity cards, the hands (zones)
+        and, with 3 players, the reserve (top first)."""
+        n = self.num_players
+        self.ints[i, S_DSTART] = start
+        self.ints[i, S_IDENT : S_IDENT + n] = identities
+        self.zones[i, Z_DEALT : Z_DEALT + n] = np.array(hands, np.uint64)
+        if n == 3 and reserve is not None:
+            self.tallies[i, T_RES : T_RES + RES_SIZE] = reserve
 
     def step(self, actions: np.ndarray) -> None:
         acts = np.ascontiguousarray(actions, np.int64)
@@ -865,6 +892,22 @@ class Engine(BatchedEngine):
         if finished:
             self.final_buffers(finished)
             self._run(MODE_FINISH, acts, self.done)
+
+    def step_histories(self, history: np.ndarray) -> None:
+        """``step`` for each row of ``history``, the rows between two games' ends in one
+        kernel call (``_replay_kernel``)."""
+        history = np.ascontiguousarray(history, np.int64)
+        self.final_buffers(0)
+        t = 0
+        while t < len(history):
+            steps, finished = _replay_kernel(
+                history[t:], self.zones, self.ints, self.tallies, self.rng_state, self._select,
+                self._params, self._deck, self.obs, self.mask, self.to_move, self.rewards,
+                self.done, self.final_scores, self.final_obs)
+            t += steps
+            if finished:
+                self.final_buffers(finished)
+                self._run(MODE_FINISH, history[t - 1], self.done)
 
     def replay_problem(self) -> str | None:
         if self.options["scoring"] == "face_value" and self.options["point_split"] == "random":
