@@ -1,0 +1,21 @@
+// Cahoots (cooperative)'s table: the layout of its view model (games/cahoots_coop/view.py), as
+// data: the four piles (a move's target), the goal cards, the team's progress.
+export const layout = {
+  seatStats: [{ key: "score", label: "Team score" }],
+  seatFlags: [],
+  seatExtras: [],
+  info: [
+    { key: "num_goals", label: "Goals in the game" },
+    { key: "goal_deck", label: "Goal deck" },
+    { key: "draw_pile", label: "Draw pile" },
+    { key: "won", label: "Won", format: "flag" },
+  ],
+  center: [
+    { key: "piles", label: "Piles", type: "piles", index: "pile" },
+    { key: "goals", label: "Goals", type: "goals" },
+    { key: "completed", label: "Completed goals", type: "ids" },
+    { key: "last_play", label: "Last play", type: "lastplay" },
+    { key: "draw_order", label: "Draw pile, top first (referee)", type: "cards" },
+    { key: "goal_order", label: "Goal deck, top first (referee)", type: "ids" },
+  ],
+};
