@@ -15,8 +15,10 @@ REORDERED = "cahoots_coop_2p_setup_goals_reordered"
 
 
 def test_fixtures_are_there() -> None:
+    """Every built-in game released before its current version has logs of that release here
+    (a game added at v0 has no earlier release to keep replaying)."""
     names = {p.stem.split("_")[0] + "_" + p.stem.split("_")[1] for p in FIXTURES}
-    assert names == {spec.name for spec in builtin_games()}
+    assert names == {spec.name for spec in builtin_games() if spec.version >= 1}
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=[p.stem for p in FIXTURES])

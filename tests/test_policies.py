@@ -39,8 +39,8 @@ BUILTIN_CASES = [(e, s) for e in ENVS for s in builtin_specs(e) if s != "search"
 
 
 def test_every_env_lists_a_search_bot() -> None:
-    for game in (spec.name for spec in builtin_games()):
-        assert builtin_specs(f"{game}-v1") == ["random", "heuristic", "search"]
+    for spec in builtin_games():
+        assert builtin_specs(spec.env_id) == ["random", "heuristic", "search"]
 KC = "cahoots_envs/kansas_city-v1"
 
 
