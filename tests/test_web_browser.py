@@ -1,0 +1,290 @@
+"""The browser view in a real browser: Debian's chromium driven by pip's playwright (never
+`playwright install`; the tests skip in one line where no chromium is found). The app runs
+under uvicorn in a thread on a free port of 127.0.0.1. A whole game of every game is played by
+clicking legal moves (cards, verbs, targets, confirm; no pauses), its log downloaded and
+replayed; a log is replayed step by step in the referee's view and a seat's; a watched game is
+paused and stepped; and at every decision the page is checked to hold no card the seat cannot
+see (any card of the referee's table that is nowhere in the JSON the seat was sent).
+
+With CAHOOTS_SCREENSHOTS=1 the game tests write each game's table to docs/web_<game>.png (a
+Title in the PNG's metadata, as every chart under docs/ carries)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+pytest.importorskip("starlette")
+uvicorn = pytest.importorskip("uvicorn")
+sync_api = pytest.importorskip("playwright.sync_api")
+
+CHROMIUM = os.environ.get("CAHOOTS_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+if not CHROMIUM or not Path(CHROMIUM).exists():
+    pytest.skip("no chromium found (apt-get install chromium, or set CAHOOTS_CHROMIUM)", allow_module_level=True)
+
+from cahoots_envs.gamelog import GameLog, replay_log  # noqa: E402
+from cahoots_envs.registry import GAMES, game_spec  # noqa: E402
+from cahoots_envs.web.app import create_app  # noqa: E402
+from cahoots_envs.web.tables import table_of  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+# options that make a whole game short, where a game has them
+SHORT: dict[str, dict[str, Any]] = {"kansas_city": {"hands": "1"}, "texas_euchre": {"target_score": "30"}}
+SCREENSHOT_TURN = {"kansas_city": 6, "texas_euchre": 2, "cahoots_tricks": 9, "cahoots_coop": 4}
+TOKEN = re.compile(r"[0-9A-Za-z]+")
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[tuple[str, Any]]:
+    app = create_app()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off")
+    web = uvicorn.Server(config)
+    thread = threading.Thread(target=web.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not web.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
+        time.sleep(0.02)
+    yield f"http://127.0.0.1:{port}", app.state.server
+    web.should_exit = True
+    thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_api.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    yield page
+    context.close()
+    assert not errors, errors
+
+
+def cards_in(data: Any) -> set[str]:
+    """Every card string of a view model (hands, piles, tricks, ...)."""
+    found: set[str] = set()
+    if isinstance(data, dict):
+        legend = data.get("legend", {})
+        for value in data.values():
+            found |= cards_in(value)
+        if legend:
+            found = {c for c in found if c[-1:] in legend and len(c) >= 2}
+    elif isinstance(data, list):
+        for value in data:
+            found |= cards_in(value)
+    elif isinstance(data, str) and 2 <= len(data) <= 3:
+        found.add(data)
+    return found
+
+
+def hidden_cards(referee: dict[str, Any], seen: dict[str, Any]) -> set[str]:
+    """The cards of the referee's table that are nowhere in what the seat was sent."""
+    sent = set(TOKEN.findall(json.dumps(seen)))
+    return {c for c in cards_in(referee) if c not in sent}
+
+
+# every word of the page: its text and every attribute value (labels, titles, data)
+PAGE_TEXT = """() => {
+    const parts = [document.body.innerText];
+    for (const node of document.querySelectorAll('*'))
+        for (const a of node.attributes) parts.push(a.value);
+    return parts.join(' ');
+}"""
+
+
+def page_tokens(page: Any) -> set[str]:
+    return set(TOKEN.findall(page.evaluate(PAGE_TEXT)))
+
+
+def check_no_leak(page: Any, referee: dict[str, Any], seen: dict[str, Any]) -> None:
+    hidden = hidden_cards(referee, seen)
+    leaked = hidden & page_tokens(page)
+    assert not leaked, f"the page shows cards its seat cannot see: {sorted(leaked)}"
+
+
+def wait_turn(page: Any, turns: int) -> str:
+    page.wait_for_function(
+        f"""() => ['over', 'error'].includes(document.body.dataset.status)
+                  || (document.body.dataset.status === 'your-turn' && window.cahoots.turns > {turns})""",
+        timeout=60_000)
+    status: str = page.evaluate("document.body.dataset.status")
+    assert status != "error", page.inner_text(".error")
+    return status
+
+
+def click_move(page: Any, move: dict[str, Any], before_last: Callable[[], None] = lambda: None) -> None:
+    """Build ``move`` from its parts by clicking, as a person would (``before_last``: called
+    before the click that makes the move)."""
+    if not move["cards"] and move["target"] is None:
+        before_last()
+        page.click(f'.word-move[data-action="{move["id"]}"]')
+        return
+    verb = page.locator(f'.verb[data-verb="{move["verb"]}"]')
+    if verb.count() and verb.get_attribute("aria-pressed") != "true":
+        verb.click()
+    one_click = page.evaluate("window.cahoots.builder.oneClick()")
+    for i, card in enumerate(move["cards"]):
+        if one_click and i == len(move["cards"]) - 1:
+            before_last()
+        page.locator(f'[data-zone-active] [data-card="{card}"].selectable:not(.selected)').first.click()
+    if one_click:
+        return
+    if move["target"] is not None:
+        page.locator(f'[data-target="{move["target"]}"].selectable').first.click()
+    before_last()
+    confirm = page.locator("button.confirm")
+    assert confirm.is_enabled() and move["text"] in confirm.inner_text()
+    confirm.click()
+
+
+def save_screenshot(page: Any, game: str) -> None:
+    """The page as it is, to docs/web_<game>.png, titled in its metadata."""
+    from PIL import Image, PngImagePlugin
+
+    spec = game_spec(game)
+    path = ROOT / "docs" / f"web_{game}.png"
+    page.screenshot(path=str(path), full_page=True)
+    info = PngImagePlugin.PngInfo()
+    info.add_text("Title", f"cahoots serve: a game of {spec.title} ({spec.env_id}) in the browser, "
+                           "player_0's table on its turn")
+    image = Image.open(path).convert("RGB").quantize(256)
+    image.save(path, pnginfo=info, optimize=True)
+
+
+def start(page: Any, base: str, game: str, mode: str = "play") -> None:
+    page.goto(f"{base}/#{mode}")
+    page.select_option("#game", game)
+    for name, value in SHORT.get(game, {}).items():
+        page.fill(f'[data-option="{name}"]', value)
+    page.fill("#seed", "11")
+    page.fill("#pause", "0")
+    page.click("#start")
+
+
+@pytest.mark.parametrize("game", list(GAMES))  # the test plugin game too: it has no view
+def test_a_whole_game_played_by_clicking_legal_moves(page: Any, server: Any, game: str, tmp_path: Path) -> None:
+    base, state = server
+    start(page, base, game)
+    rng = np.random.default_rng(3)
+    turns = 0
+    while wait_turn(page, turns) == "your-turn":
+        turns = page.evaluate("window.cahoots.turns")
+        shown = page.evaluate("window.cahoots.state")
+        match = next(m for items in state.sessions.values() for k, m in items.items() if k == shown["id"])
+        check_no_leak(page, table_of(match.game, None), match.state())
+        kind = shown["table"]["kind"]
+        assert page.locator(f'.table[data-kind="{kind}"]').count() == 1  # a game without a view: its text
+        legal = page.evaluate("window.cahoots.builder.legal")
+        assert [m["id"] for m in legal] == [m["id"] for m in shown["legal"]]
+        shoot = turns == SCREENSHOT_TURN.get(game) and os.environ.get("CAHOOTS_SCREENSHOTS") == "1"
+        click_move(page, legal[int(rng.integers(len(legal)))],
+                   (lambda: save_screenshot(page, game)) if shoot else lambda: None)
+    # the end: scores, the rules summary, the log to download
+    assert page.locator(".result table.scores tbody tr").count() == shown["players"]
+    assert "Game over" in page.inner_text(".result")
+    with page.expect_download() as download:
+        page.click("#download-log")
+    path = tmp_path / "game.jsonl"
+    download.value.save_as(path)
+    log = GameLog.from_lines(path.read_text().splitlines(), "web")
+    assert replay_log(log).complete and log.header["players"][0] == "you"
+
+
+# a watched game between heuristic bots, played out by the page's own requests: its log's text
+WATCHED_LOG = """async (body) => {
+    const post = (path, data) => fetch(path, {method: 'POST', body: JSON.stringify(data)}).then(r => r.json());
+    let state = await post('/api/watch', body);
+    while (!state.over) state = await post('/api/games/' + state.id + '/advance', {wait_ms: 5000});
+    return (await fetch('/api/games/' + state.id + '/log')).text();
+}"""
+# wait until the replay shows position k in view v, then what the page shows
+AT_POSITION = """async ([k, view, referee]) => {
+    const ready = () => document.body.dataset.status === 'replay' && window.cahoots.state.k === k
+        && String(window.cahoots.state.view) === view;
+    while (!ready()) await new Promise(r => requestAnimationFrame(r));
+    const rid = window.cahoots.replay.id;
+    return [window.cahoots.state, document.querySelectorAll('.events li').length,
+            referee ? null : (PAGE_TEXT)(),
+            referee ? null : await (await fetch('/api/replays/' + rid + '/position/' + k)).json()];
+}""".replace("PAGE_TEXT", PAGE_TEXT)
+
+
+def test_a_log_replayed_step_by_step_in_both_views(page: Any, server: Any, tmp_path: Path) -> None:
+    base, _ = server
+    page.goto(f"{base}/#replay")
+    text = page.evaluate(WATCHED_LOG, {"game": "texas_euchre", "options": {"target_score": 30}, "seed": 4,
+                                       "policies": ["heuristic"] * 4})
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("hello\n")
+    page.set_input_files("#log-file", str(bad))
+    page.click("#open-log")
+    page.wait_for_selector(".error:not([hidden])")
+    said = page.evaluate("fetch('/api/replays', {method: 'POST', body: 'hello\\n'}).then(r => r.json())")
+    assert page.inner_text(".error") == said["error"] and said["error"].startswith("upload:1: ")
+    path = tmp_path / "game.jsonl"
+    path.write_text(text)
+    page.set_input_files("#log-file", str(path))
+    page.click("#open-log")
+    page.wait_for_selector("#position")
+    positions = page.evaluate("window.cahoots.replay.positions")
+    for view in ("referee", "1"):
+        page.select_option("#replay-view", view)
+        page.click("#first")
+        page.focus("#forward")
+        for k in range(positions):
+            shown, events, tokens, referee = page.evaluate(AT_POSITION, [k, view, view == "referee"])
+            assert events == k and shown["table"]["viewer"] == (None if view == "referee" else int(view))
+            if referee is not None:  # a seat's view: no card it cannot see
+                leaked = hidden_cards(referee["table"], shown) & set(TOKEN.findall(tokens))
+                assert not leaked, f"position {k}: the page shows cards player_{view} cannot see: {sorted(leaked)}"
+            if k + 1 < positions:
+                page.keyboard.press("Enter")  # the focused forward button
+        assert "Game over" in page.inner_text(".result")
+        page.click("#back")
+        page.wait_for_function(f"window.cahoots.state.k === {positions - 2}")
+        page.locator("#position").fill("3")  # the slider jumps
+        page.wait_for_function("window.cahoots.state.k === 3")
+
+
+def test_watch_pauses_steps_and_changes_view(page: Any, server: Any) -> None:
+    base, _ = server
+    start(page, base, "cahoots_coop", mode="watch")
+    page.wait_for_selector(".events li")
+    page.click("#pause-button")
+    page.wait_for_function("document.body.dataset.status === 'paused'")
+    count = page.locator(".events li").count()
+    time.sleep(0.2)
+    assert page.locator(".events li").count() == count
+    page.click("#step-button")
+    page.wait_for_function(f"document.querySelectorAll('.events li').length === {count + 1}"
+                           " && document.body.dataset.status === 'paused'")
+    assert page.locator(".seat .hand .cards").count() == page.evaluate("window.cahoots.state.players")
+    page.select_option("#view", "1")
+    page.wait_for_function("window.cahoots.state.view === 1")
+    assert page.locator(".seat .hand .cards").count() == 1  # its own hand only
+    page.click("#pause-button")
+    page.wait_for_function("document.body.dataset.status === 'over'", timeout=60_000)
+    assert "Game over" in page.inner_text(".result")
