@@ -288,3 +288,6 @@ def test_watch_pauses_steps_and_changes_view(page: Any, server: Any) -> None:
     page.click("#pause-button")
     page.wait_for_function("document.body.dataset.status === 'over'", timeout=60_000)
     assert "Game over" in page.inner_text(".result")
+    page.click("#replay-this")  # the finished game opens in the replay page
+    page.wait_for_function("document.body.dataset.status === 'replay' && window.cahoots.state.k === 0")
+    assert page.evaluate("window.cahoots.replay.complete")
