@@ -33,10 +33,10 @@ CHROMIUM = os.environ.get("CAHOOTS_CHROMIUM") or shutil.which("chromium") or shu
 if not CHROMIUM or not Path(CHROMIUM).exists():
     pytest.skip("no chromium found (apt-get install chromium, or set CAHOOTS_CHROMIUM)", allow_module_level=True)
 
-from cahoots_envs.gamelog import GameLog, replay_log  # noqa: E402
-from cahoots_envs.registry import GAMES, game_spec  # noqa: E402
-from cahoots_envs.web.app import create_app  # noqa: E402
-from cahoots_envs.web.tables import table_of  # noqa: E402
+from cahoots_envs.gamelog import GameLog, replay_log
+from cahoots_envs.registry import GAMES, game_spec
+from cahoots_envs.web.app import create_app
+from cahoots_envs.web.tables import table_of
 
 ROOT = Path(__file__).resolve().parents[1]
 # options that make a whole game short, where a game has them

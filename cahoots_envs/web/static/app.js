@@ -270,7 +270,7 @@ class LiveGame {
       this.log.append(eventItem(event));
       if ((event.notes || []).length) this.notes.replaceChildren(...event.notes.map((n) => el("p", { text: n.trim() })));
     }
-    this.log.lastElementChild && this.log.lastElementChild.scrollIntoView({ block: "nearest" });
+    this.log.scrollTop = this.log.scrollHeight; // the latest move in sight, the page left where it is
     this.text.textContent = state.text;
     const tableRoot = await showTable(this.tableBox, state.table, state.names);
     this.panel.replaceChildren();
