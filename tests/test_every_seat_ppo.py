@@ -147,3 +147,16 @@ def test_the_saved_actor_is_the_trained_one() -> None:
     _, logp, entropy = net.evaluate_actions(torch.from_numpy(obs), torch.arange(9) % 5,
                                             torch.from_numpy(masks))
     assert torch.allclose(logp, torch.zeros(9)) and torch.allclose(entropy, torch.zeros(9))
+
+
+def test_a_config_naming_the_algorithm_loads_in_a_fresh_process() -> None:
+    """Its config section is registered with the training package: load_config alone reads it,
+    without torch."""
+    script = ("import sys\nfrom cahoots_envs.training.config import load_config\n"
+              "c = load_config('configs/every_seat/texas_euchre.yaml')\n"
+              "print(c.algorithm, 'torch' in sys.modules)\n")
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["every_seat_ppo", "False"]

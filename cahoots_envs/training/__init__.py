@@ -4,6 +4,9 @@
 need the ``train`` extra (torch, stable-baselines3, sb3-contrib, pyyaml, ...).
 """
 
+# the built-in algorithms and their config sections are registered with the package, so a
+# config naming one loads through training.config.load_config alone (numpy only, no torch)
+from cahoots_envs.training import algorithms as _algorithms  # noqa: F401
 from cahoots_envs.training.pool import OpponentPool, PoolEntry
 from cahoots_envs.training.seat_env import SeatEnv
 

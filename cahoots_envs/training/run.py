@@ -273,8 +273,10 @@ def planned_steps(steps: int, rollout: int) -> int:
 
 def next_steps(config: RunConfig, run_dir: Path) -> list[str]:
     """What to do with a finished run, as commands with its real paths."""
-    lines = ["", "next (in the virtual environment, e.g. after: source .venv/bin/activate):",
-             f"  tensorboard --logdir {shlex.quote(str(run_dir))}     # curves at http://localhost:6006"]
+    lines = ["", "next (in the virtual environment, e.g. after: source .venv/bin/activate):"]
+    if any(run_dir.rglob("events.out.tfevents*")):  # an algorithm that writes TensorBoard logs
+        lines.append(f"  tensorboard --logdir {shlex.quote(str(run_dir))}     "
+                     "# curves at http://localhost:6006")
     if (run_dir / "learning_curve.png").is_file():
         lines.append(f"  learning curve: {run_dir / 'learning_curve.png'}")
     return lines + policy_commands(config.env_id, config.env_options, run_dir / "policy.safetensors",
