@@ -312,7 +312,7 @@ class LiveGame {
             if (this.mode === "watch" && (this.paused || this.reload)) continue;
           }
           this.stepOnce = false;
-          if (state.thinking) say(`${who} is thinking…`, "thinking");
+          say(`${who} is thinking…`, "thinking"); // its decision runs while this request waits
           const body = { since: this.events.length, wait_ms: 1000 };
           if (this.mode === "watch") body.view = String(this.view);
           state = await api("POST", `/api/games/${this.id}/advance`, body);
