@@ -29,7 +29,7 @@ zero. The helpers are compiled once each and inlined by LLVM: inlining them with
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 import numba
@@ -39,6 +39,8 @@ from cahoots_envs.core.batched import BatchedEngine
 from cahoots_envs.core.game import Game
 from cahoots_envs.core.numba_kernels import lowest_bit_index, next_u64, popcount64, randint
 from cahoots_envs.core.spec import GameSpec
+from cahoots_envs.games.cahoots_tricks.bot import HeuristicPolicy
+from cahoots_envs.games.cahoots_tricks.bot_batched import FORCED, best_row, kernel_offsets, scratch
 from cahoots_envs.games.cahoots_tricks.encoder import (
     FIELDS_OF_BYTE,
     GAME_POINTS,
@@ -687,6 +689,79 @@ def _start(zn: np.ndarray, st: np.ndarray, tl: np.ndarray, n: int) -> None:
 
 # ---- the kernel ---------------------------------------------------------------------------
 @numba.njit(cache=True, error_model="numpy")
+def _step_game(zn: np.ndarray, st: np.ndarray, tl: np.ndarray, a: int, n: int, p: np.ndarray,
+               rng: np.ndarray, g: int, rw: np.ndarray) -> bool:
+    """Game ``g`` plays ``a`` and the forced decisions after it; its rewards into ``rw``
+    (zeroed by the caller); True when the game ended."""
+    nact = st[S_NACT]
+    tl[T_LOG + nact] = a
+    st[S_NACT] = nact + 1
+    before0 = st[S_TH]
+    before1 = st[S_TH + 1]
+    before2 = st[S_TH + 2]
+    before3 = st[S_TH + 3]
+    _apply(zn, st, tl, a, n, p, rng, g)
+    while st[S_OVER] == 0:
+        forced = _forced(zn, st, n)
+        if forced < 0:
+            break
+        _apply(zn, st, tl, forced, n, p, rng, g)
+    if p[P_POINTS] != 0:
+        # points: each seat's change of score
+        for s in range(n):
+            before = (before0 if s == 0 else before1 if s == 1 else before2 if s == 2
+                      else before3)
+            if st[S_TH + s] != before:
+                rw[s] = st[S_TH + s] / 3 - before / 3
+    elif st[S_OVER] != 0:
+        # win: the winners (best score, ties share) split +1, the others split -1
+        best = st[S_TH]
+        for s in range(1, n):
+            best = max(best, st[S_TH + s])
+        k = 0
+        for s in range(n):
+            if st[S_TH + s] == best:
+                k += 1
+        if k < n:
+            for s in range(n):
+                rw[s] = 1.0 / k if st[S_TH + s] == best else -1.0 / (n - k)
+    return st[S_OVER] != 0
+
+
+@numba.njit(cache=True)
+def _play_out(first: np.ndarray, seats: np.ndarray, zones: np.ndarray, ints: np.ndarray,
+              tallies: np.ndarray, rng: np.ndarray, p: np.ndarray, obs: np.ndarray,
+              mask: np.ndarray, face_value: bool, at_ident: int, at_totals: int,
+              at_winners: int, at_last_trick: int, out: np.ndarray) -> int:
+    """Game ``g`` (every ``g < len(first)``) plays ``first[g]``, then the heuristic bot's
+    moves (``bot_batched.best_sets`` on the observation written after each move, a tie drawn
+    from the game's own stream) to the end; ``out[g]``: seat ``seats[g]``'s final reward. The
+    games are left as they end (not dealt again). Returns -1, or the first game where the bot's
+    kernel found a problem (a row ``act`` would raise on: not one the engine writes)."""
+    n = p[P_N]
+    rw = np.zeros(n, np.float32)
+    moves = np.zeros(NUM_ACTIONS, np.int64)
+    legal, scores, ident, totals, after, counts_now, mine, private = scratch(n)
+    for g in range(first.shape[0]):
+        zn, st, tl = zones[g], ints[g], tallies[g]
+        a = first[g]
+        while True:
+            rw[:] = 0.0
+            if _step_game(zn, st, tl, a, n, p, rng, g, rw):
+                out[g] = rw[seats[g]]
+                break
+            _encode(zn, st, tl, np.int64(st[S_CUR]), n, p, obs[g])
+            _write_mask(zn, st, n, mask[g])
+            k = best_row(obs[g], mask[g], moves, n, face_value, at_ident, at_totals, at_winners,
+                         at_last_trick, legal, scores, ident, totals, after, counts_now, mine,
+                         private)
+            if k < 0:
+                return g
+            a = moves[0] if k == FORCED else moves[randint(rng, g, k)]
+    return -1
+
+
+@numba.njit(cache=True, error_model="numpy")
 def _kernel(mode: int, zones: np.ndarray, ints: np.ndarray, tallies: np.ndarray,
             rng: np.ndarray, actions: np.ndarray, select: np.ndarray, p: np.ndarray,
             deck: np.ndarray, obs: np.ndarray, mask: np.ndarray, to_move: np.ndarray,
@@ -715,39 +790,7 @@ def _kernel(mode: int, zones: np.ndarray, ints: np.ndarray, tallies: np.ndarray,
             done[g] = False
             if a < 0:
                 continue
-            nact = st[S_NACT]
-            tl[T_LOG + nact] = a
-            st[S_NACT] = nact + 1
-            before0 = st[S_TH]
-            before1 = st[S_TH + 1]
-            before2 = st[S_TH + 2]
-            before3 = st[S_TH + 3]
-            _apply(zn, st, tl, a, n, p, rng, g)
-            while st[S_OVER] == 0:
-                forced = _forced(zn, st, n)
-                if forced < 0:
-                    break
-                _apply(zn, st, tl, forced, n, p, rng, g)
-            if p[P_POINTS] != 0:
-                # points: each seat's change of score
-                for s in range(n):
-                    before = (before0 if s == 0 else before1 if s == 1 else before2 if s == 2
-                              else before3)
-                    if st[S_TH + s] != before:
-                        rewards[g, s] = st[S_TH + s] / 3 - before / 3
-            elif st[S_OVER] != 0:
-                # win: the winners (best score, ties share) split +1, the others split -1
-                best = st[S_TH]
-                for s in range(1, n):
-                    best = max(best, st[S_TH + s])
-                k = 0
-                for s in range(n):
-                    if st[S_TH + s] == best:
-                        k += 1
-                if k < n:
-                    for s in range(n):
-                        rewards[g, s] = 1.0 / k if st[S_TH + s] == best else -1.0 / (n - k)
-            if st[S_OVER] != 0:
+            if _step_game(zn, st, tl, a, n, p, rng, g, rewards[g]):
                 done[g] = True
                 finished += 1
                 continue
@@ -908,6 +951,26 @@ class Engine(BatchedEngine):
             if finished:
                 self.final_buffers(finished)
                 self._run(MODE_FINISH, history[t - 1], self.done)
+
+    def play_out(self, policy: Any, actions: np.ndarray, seats: np.ndarray,
+                 value: Callable[[Any, int], float]) -> np.ndarray | None:
+        """The heuristic bot (``bot.HeuristicPolicy`` of these options) in one kernel call
+        (``_play_out``, a game at a time to its end; a one-hand game, so ``value`` is not
+        needed), its ties drawn from each game's own stream (no chance follows the deal where
+        search uses the engine) instead of the bot's generator; None for any other policy."""
+        if type(policy) is not HeuristicPolicy or policy.num_players != self.num_players or \
+                policy.layout.size != self.obs_size or \
+                policy.face_value != (self.options["scoring"] == "face_value"):
+            return None
+        out = np.empty(len(actions))
+        stuck = _play_out(np.ascontiguousarray(actions, np.int64),
+                          np.ascontiguousarray(seats, np.int64), self.zones, self.ints,
+                          self.tallies, self.rng_state, self._params, self.obs, self.mask,
+                          policy.face_value, *kernel_offsets(policy.layout), out)
+        if stuck >= 0:
+            raise RuntimeError(f"cahoots_tricks batched engine: the heuristic kernel cannot "
+                               f"rate game {stuck}'s move")
+        return out
 
     def replay_problem(self) -> str | None:
         if self.options["scoring"] == "face_value" and self.options["point_split"] == "random":

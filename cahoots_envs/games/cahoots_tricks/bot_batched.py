@@ -149,80 +149,92 @@ def best_sets(obs: np.ndarray, masks: np.ndarray, n: int, face_value: bool, at_i
     """Per row of ``obs`` (float32 ``[N, obs]``) and ``masks`` (int8 ``[N, 120]``, nonzero =
     legal): ``counts[i]``, how many moves the bot rates best (or a negative code of
     ``PROBLEMS``), and ``moves[i, :counts[i]]``, those moves ascending, one of which ``act``
-    draws. A row with one legal action is, as in ``act``, not rated: its count is ``FORCED``
-    and ``moves[i, 0]`` the action."""
+    draws (``best_row``)."""
     rows = obs.shape[0]
     counts = np.zeros(rows, np.int64)
     moves = np.zeros((rows, NUM_ACTIONS), np.int64)
-    legal = np.zeros(NUM_ACTIONS, np.int64)
-    scores = np.zeros(NUM_ACTIONS, np.float64)
-    ident = np.zeros((n, NUM_SUITS), np.float32)
-    totals = np.zeros(NUM_SUITS, np.float32)
-    after = np.zeros(NUM_SUITS, np.float32)
-    counts_now = np.zeros(n, np.float32)
-    mine = np.zeros(NUM_SUITS, np.bool_)
-    private = np.zeros(NUM_SUITS, np.bool_)
+    legal, scores, ident, totals, after, counts_now, mine, private = scratch(n)
     for i in range(rows):
-        nl = 0
-        for a in range(NUM_ACTIONS):
-            if masks[i, a] != 0:
-                legal[nl] = a
-                nl += 1
-        if nl == 0:
-            counts[i] = NO_LEGAL
-            continue
-        if nl == 1:  # a forced move is taken without rating it (and without a draw)
-            counts[i] = FORCED
-            moves[i, 0] = legal[0]
-            continue
-        # the phase is read off the lowest legal action, as ``_scores`` does
-        first, last = legal[0], legal[nl - 1]
-        if first < KEEP_BASE and last >= KEEP_BASE or first < TAKE_BASE <= last:
-            counts[i] = MIXED_VERBS
-            continue
-        # identity cards: mine = the suits on my card; private = mine and on no other card
-        any_mine = False
-        for k in range(NUM_SUITS):
-            owners = np.float32(0.0)
-            for r in range(n):
-                ident[r, k] = obs[i, at_ident + r * NUM_SUITS + k]
-                owners += ident[r, k]
-            mine[k] = ident[0, k] > 0.5
-            private[k] = mine[k] and owners < 1.5
-            any_mine = any_mine or mine[k]
-        if first >= TAKE_BASE:
-            # draft rule: the highest point card
-            for j in range(nl):
-                scores[j] = float((legal[j] - TAKE_BASE) % 5 + 4)
-        elif first < KEEP_BASE:
-            # play rule
-            if not any_mine:
-                counts[i] = NO_IDENTITY
-                continue
-            for k in range(NUM_SUITS):
-                totals[k] = obs[i, at_totals + k] * _F48
-            for j in range(nl):
-                scores[j] = _play_score(legal[j], totals, ident, mine, n, after, counts_now)
-        else:
-            # keep/kill rule: my share of the trick if I am a scoring winner
-            last_trick = obs[i, at_last_trick] > 0.5
-            my_share = 0.0
-            if obs[i, at_winners] > 0.5:
-                winners = np.float32(0.0)
-                for r in range(n):
-                    winners += obs[i, at_winners + r]
-                my_share = 1.0 / max(1.0, np.float64(winners))
-            for j in range(nl):
-                scores[j] = _pick_score(legal[j], mine, private, last_trick, my_share,
-                                        face_value)
-        # ``_best``: every move within 1e-9 of the best score, ascending
-        best = scores[0]
-        for j in range(1, nl):
-            best = max(best, scores[j])
-        c = 0
-        for j in range(nl):
-            if scores[j] >= best - 1e-9:
-                moves[i, c] = legal[j]
-                c += 1
-        counts[i] = c
+        counts[i] = best_row(obs[i], masks[i], moves[i], n, face_value, at_ident, at_totals,
+                             at_winners, at_last_trick, legal, scores, ident, totals, after,
+                             counts_now, mine, private)
     return counts, moves
+
+
+@numba.njit(cache=True)
+def scratch(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                             np.ndarray, np.ndarray, np.ndarray]:
+    """The scratch arrays of ``best_row``, allocated once for many rows."""
+    return (np.zeros(NUM_ACTIONS, np.int64), np.zeros(NUM_ACTIONS, np.float64),
+            np.zeros((n, NUM_SUITS), np.float32), np.zeros(NUM_SUITS, np.float32),
+            np.zeros(NUM_SUITS, np.float32), np.zeros(n, np.float32),
+            np.zeros(NUM_SUITS, np.bool_), np.zeros(NUM_SUITS, np.bool_))
+
+
+@numba.njit(cache=True)
+def best_row(row: np.ndarray, mrow: np.ndarray, moves: np.ndarray, n: int, face_value: bool,
+             at_ident: int, at_totals: int, at_winners: int, at_last_trick: int,
+             legal: np.ndarray, scores: np.ndarray, ident: np.ndarray, totals: np.ndarray,
+             after: np.ndarray, counts_now: np.ndarray, mine: np.ndarray,
+             private: np.ndarray) -> int:
+    """One row of ``best_sets``: how many moves the bot rates best (a negative code of
+    ``PROBLEMS`` where ``act`` would raise), those moves ascending into ``moves``. A row with
+    one legal action is, as in ``act``, not rated: ``FORCED``, the action in ``moves[0]``. The
+    arrays after ``at_last_trick`` are ``scratch(n)``."""
+    nl = 0
+    for a in range(NUM_ACTIONS):
+        if mrow[a] != 0:
+            legal[nl] = a
+            nl += 1
+    if nl == 0:
+        return NO_LEGAL
+    if nl == 1:  # a forced move is taken without rating it (and without a draw)
+        moves[0] = legal[0]
+        return FORCED
+    # the phase is read off the lowest legal action, as ``_scores`` does
+    first, last = legal[0], legal[nl - 1]
+    if first < KEEP_BASE and last >= KEEP_BASE or first < TAKE_BASE <= last:
+        return MIXED_VERBS
+    # identity cards: mine = the suits on my card; private = mine and on no other card
+    any_mine = False
+    for k in range(NUM_SUITS):
+        owners = np.float32(0.0)
+        for r in range(n):
+            ident[r, k] = row[at_ident + r * NUM_SUITS + k]
+            owners += ident[r, k]
+        mine[k] = ident[0, k] > 0.5
+        private[k] = mine[k] and owners < 1.5
+        any_mine = any_mine or mine[k]
+    if first >= TAKE_BASE:
+        # draft rule: the highest point card
+        for j in range(nl):
+            scores[j] = float((legal[j] - TAKE_BASE) % 5 + 4)
+    elif first < KEEP_BASE:
+        # play rule
+        if not any_mine:
+            return NO_IDENTITY
+        for k in range(NUM_SUITS):
+            totals[k] = row[at_totals + k] * _F48
+        for j in range(nl):
+            scores[j] = _play_score(legal[j], totals, ident, mine, n, after, counts_now)
+    else:
+        # keep/kill rule: my share of the trick if I am a scoring winner
+        last_trick = row[at_last_trick] > 0.5
+        my_share = 0.0
+        if row[at_winners] > 0.5:
+            winners = np.float32(0.0)
+            for r in range(n):
+                winners += row[at_winners + r]
+            my_share = 1.0 / max(1.0, np.float64(winners))
+        for j in range(nl):
+            scores[j] = _pick_score(legal[j], mine, private, last_trick, my_share, face_value)
+    # ``_best``: every move within 1e-9 of the best score, ascending
+    best = scores[0]
+    for j in range(1, nl):
+        best = max(best, scores[j])
+    c = 0
+    for j in range(nl):
+        if scores[j] >= best - 1e-9:
+            moves[c] = legal[j]
+            c += 1
+    return c
