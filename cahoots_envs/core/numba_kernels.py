@@ -26,6 +26,7 @@ __all__ = [
     "randint",
     "seed_states",
     "shuffle",
+    "split_outcome",
 ]
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -120,3 +121,19 @@ def nth_set_bit(x: np.uint64, n: int) -> np.int64:
             return np.int64(-1)
         v &= v - _ONE
     return lowest_bit_index(v)
+
+
+@numba.njit(inline="always", cache=True)
+def split_outcome(scores: np.ndarray, at: int, n: int, rw: np.ndarray) -> None:
+    """The zero-sum outcome of the final ``scores[at : at + n]`` into ``rw[:n]``: the best
+    (ties share) split +1, the others split -1; ``rw`` is left as it is when every seat ties."""
+    best = scores[at]
+    for s in range(1, n):
+        best = max(best, scores[at + s])
+    k = 0
+    for s in range(n):
+        if scores[at + s] == best:
+            k += 1
+    if k < n:
+        for s in range(n):
+            rw[s] = 1.0 / k if scores[at + s] == best else -1.0 / (n - k)

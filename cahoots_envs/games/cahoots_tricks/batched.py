@@ -37,7 +37,13 @@ import numpy as np
 
 from cahoots_envs.core.batched import BatchedEngine
 from cahoots_envs.core.game import Game
-from cahoots_envs.core.numba_kernels import lowest_bit_index, next_u64, popcount64, randint
+from cahoots_envs.core.numba_kernels import (
+    lowest_bit_index,
+    next_u64,
+    popcount64,
+    randint,
+    split_outcome,
+)
 from cahoots_envs.core.spec import GameSpec
 from cahoots_envs.games.cahoots_tricks.bot import HeuristicPolicy
 from cahoots_envs.games.cahoots_tricks.bot_batched import FORCED, best_row, kernel_offsets, scratch
@@ -713,18 +719,8 @@ def _step_game(zn: np.ndarray, st: np.ndarray, tl: np.ndarray, a: int, n: int, p
                       else before3)
             if st[S_TH + s] != before:
                 rw[s] = st[S_TH + s] / 3 - before / 3
-    elif st[S_OVER] != 0:
-        # win: the winners (best score, ties share) split +1, the others split -1
-        best = st[S_TH]
-        for s in range(1, n):
-            best = max(best, st[S_TH + s])
-        k = 0
-        for s in range(n):
-            if st[S_TH + s] == best:
-                k += 1
-        if k < n:
-            for s in range(n):
-                rw[s] = 1.0 / k if st[S_TH + s] == best else -1.0 / (n - k)
+    elif st[S_OVER] != 0:  # win: the winners (best score, ties share) split +1
+        split_outcome(st, S_TH, n, rw)
     return st[S_OVER] != 0
 
 

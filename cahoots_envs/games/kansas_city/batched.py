@@ -42,7 +42,13 @@ import numpy as np
 from cahoots_envs.core.batched import BatchedEngine
 from cahoots_envs.core.cards import bits
 from cahoots_envs.core.game import Game, parse_deals
-from cahoots_envs.core.numba_kernels import lowest_bit_index, popcount64, randint, shuffle
+from cahoots_envs.core.numba_kernels import (
+    lowest_bit_index,
+    popcount64,
+    randint,
+    shuffle,
+    split_outcome,
+)
 from cahoots_envs.core.spec import GameSpec
 from cahoots_envs.games.kansas_city import search
 from cahoots_envs.games.kansas_city.bot import HeuristicPolicy
@@ -334,16 +340,7 @@ def _end_trick(st: np.ndarray, ms: np.ndarray, dl: np.ndarray, sc: np.ndarray, r
     st[S_PHASE] = PH_OVER
     st[S_CUR] = -1
     if not points_mode:  # zero_sum_outcome: the best (ties share) split +1, the others -1
-        best = st[S_SCORES]
-        for s in range(1, n):
-            best = max(best, st[S_SCORES + s])
-        k = 0
-        for s in range(n):
-            if st[S_SCORES + s] == best:
-                k += 1
-        if k < n:
-            for s in range(n):
-                rw[s] = 1.0 / k if st[S_SCORES + s] == best else -1.0 / (n - k)
+        split_outcome(st, S_SCORES, n, rw)
     return True
 
 
