@@ -30,7 +30,9 @@ decided by the candidate on the reference game (``engine=reference``) and on the
 (``engine=batched``) with the same seed, so with the same worlds and the same work units
 (worlds, rollouts; the counts are printed); after a warm-up decision on each path (kernels
 compiled). The figures are milliseconds per searched decision and their ratio (engine /
-reference; the target is <= 0.1).
+reference; the target is <= 0.1). With ``--paths``, ``{game}`` in the candidate stands for
+each row's game: ``--candidate 'search:zoo:{game}'`` times the network blueprints (on the
+engine, the network decides every row of a ply in one forward pass).
 """
 
 from __future__ import annotations
@@ -217,7 +219,13 @@ def searched_positions(row: str, games: int, seed: int, candidate: str) -> list[
     return positions
 
 
-def path_costs(rows: list[str], games: int, seed: int, candidate: str) -> str:
+def for_row(candidate: str, row: str) -> str:
+    """``candidate`` with ``{game}`` replaced by the row's game (``search:zoo:{game}``: each
+    row's zoo network as the blueprint)."""
+    return candidate.replace("{game}", ROWS[row][0].split("-")[0])
+
+
+def path_costs(rows: list[str], games: int, seed: int, candidate_spec: str) -> str:
     """The ``--paths`` table: per row, ms per searched decision on each rollout path."""
     import cahoots_envs
     from cahoots_envs.search import Infoset
@@ -225,6 +233,7 @@ def path_costs(rows: list[str], games: int, seed: int, candidate: str) -> str:
     lines = ["| row | searched decisions | worlds / rollouts per decision (reference; engine) "
              "| reference ms | engine ms | engine / reference |", "|---|---|---|---|---|---|"]
     for row in rows:
+        candidate = for_row(candidate_spec, row)
         env_id, options = ROWS[row]
         spec = cahoots_envs.game_spec(env_id)
         opts = spec.resolve_options(options)

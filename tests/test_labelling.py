@@ -1,7 +1,8 @@
 """Labelling mode (``cahoots_envs.search.label_positions``): positions of several games searched
 together give, position by position, the values, verdict and move of a search bot deciding there
-alone with the same decision seed; histories label as their games; positions not searched get
-the blueprint's move."""
+alone with the same decision seed (on the engine, and on the reference game where there is no
+engine path); histories label as their games; positions not searched get the blueprint's
+move."""
 
 from __future__ import annotations
 
@@ -61,7 +62,7 @@ def test_labels_are_the_searches_of_each_position_alone(env_id, options) -> None
     assert len(labels) == len(positions)
     assert any(label.searched for label in labels)
     for p, (game, label) in enumerate(zip(positions, labels)):
-        assert isinstance(label, Label)
+        assert isinstance(label, Label) and label.path == "batched"
         assert label.seat == game.current_player and label.legal == game.legal_actions()
         move, values = _alone(env_id, resolved, game, position_seed(5, p))
         assert label.move == move
@@ -93,7 +94,21 @@ def test_best_shares_split_ties() -> None:
     assert np.allclose(best_shares(values), [0.25, 0.75, 0.0])
 
 
-def test_labelling_needs_an_engine() -> None:
-    with pytest.raises(ValueError, match="labelling searches on the batched engine"):
-        label_positions("cahoots_tricks-v1", {"scoring": "face_value", "point_split": "random"},
-                        [])
+def test_without_an_engine_positions_are_searched_on_the_reference_game() -> None:
+    """Cahoots tricks with random point splits has no engine path: each position is searched
+    as a search bot searches it on the reference game."""
+    env_id = "cahoots_tricks-v1"
+    resolved = cahoots_envs.game_spec(env_id).resolve_options(
+        {"num_players": 3, "scoring": "face_value", "point_split": "random"})
+    positions = _positions(env_id, resolved, 3)
+    labels = label_positions(env_id, resolved, positions, seed=4, **KNOBS)
+    for p, (game, label) in enumerate(zip(positions, labels)):
+        bot = SearchPolicy(env_id, resolved, seed=0, search_all=True, **KNOBS)
+        info = Infoset(game, game.current_player, bot.spec, bot.options)
+        if not label.searched:
+            continue
+        choice = bot._search(info, info.legal, label.blueprint_move, position_seed(4, p),
+                             time.perf_counter())
+        assert bot.path == "reference" and bot.last_search is not None
+        assert np.array_equal(label.values, bot.last_search[1]) and label.path == "reference"
+        assert label.move == (label.blueprint_move if choice is None else choice)

@@ -17,12 +17,16 @@ deterministic network); a policy that breaks ties with its generator draws it pe
 
 Every position with 2..``max_candidates`` legal moves is searched (``search_all``: the game's
 ``worth_searching`` is not asked); the others are labelled with the blueprint's move alone.
-``time_limit`` does not apply (the budget is in work units). The rollouts always run on the
-engine: a game or option set without one raises ``ValueError`` saying why.
+``time_limit`` does not apply (the budget is in work units). The rollouts run where a search
+bot with the same knobs would run them (``engine``, default ``auto``): where that is the
+reference game (no engine for the game or its options, or a heuristic blueprint measured
+faster there, ``HEURISTIC_BATCHED = False``), the positions are searched one at a time, each
+exactly as the bot searches it.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -30,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from cahoots_envs.core.game import Game
-from cahoots_envs.search.engine import EngineRollouts, Job, engine_problem
+from cahoots_envs.search.engine import EngineRollouts, Job
 from cahoots_envs.search.infoset import Infoset
 from cahoots_envs.search.policy import SearchPolicy, judge
 
@@ -50,7 +54,8 @@ class Label:
       world); ``means[i]``: its mean value (0 where not searched);
     - ``shares[i]``: the searched move distribution: the share of the worlds in which
       ``legal[i]`` has the highest value (moves tied for it split the world); where not
-      searched, 1 on the blueprint's move.
+      searched, 1 on the blueprint's move;
+    - ``path``: where the rollouts ran, ``"batched"`` (the engine) or ``"reference"``.
     """
 
     seat: int
@@ -62,6 +67,7 @@ class Label:
     counts: np.ndarray
     means: np.ndarray
     shares: np.ndarray
+    path: str
 
 
 def position_seed(seed: int, p: int) -> int:
@@ -139,12 +145,9 @@ def label_positions(env_id: str, options: Mapping[str, Any] | None, positions: S
     position, in order (see the module docstring)."""
     bot = SearchPolicy(env_id, options, blueprint=blueprint, seed=seed,
                        blueprint_name=blueprint_name, **knobs)
-    problem = engine_problem(bot.spec, bot.options)
-    if problem is not None:
-        raise ValueError(f"labelling searches on the batched engine, which {env_id} cannot "
-                         f"use: {problem}")
-    engine = bot._engine or EngineRollouts(bot.spec, bot.options, bot.sampler)
+    engine = bot._engine_rollouts()  # the path a search bot with these knobs takes
     s = bot.settings
+    s["time_limit"] = None  # labels are counted in work units
     infosets = []
     for position in positions:
         game = as_game(bot.spec, bot.options, position)
@@ -165,8 +168,28 @@ def label_positions(env_id: str, options: Mapping[str, Any] | None, positions: S
                                       min(s["worlds"], most)))
         else:
             searches.append(None)
-    _run(engine, [x for x in searches if x is not None], bot._roller, s["gate"], seed)
-    return [_label(info, move, search) for info, move, search in zip(infosets, moves, searches)]
+    if engine is not None:
+        _run(engine, [x for x in searches if x is not None], bot._roller, s["gate"], seed)
+    else:  # the reference path: one position at a time, as the bot decides
+        for search in searches:
+            if search is not None:
+                _alone(bot, search)
+    return [_label(info, move, search, bot.path)
+            for info, move, search in zip(infosets, moves, searches)]
+
+
+def _alone(bot: SearchPolicy, search: _Position) -> None:
+    """``search`` decided by ``bot`` on the reference game (``SearchPolicy._search``)."""
+    info = search.infoset
+    choice = bot._search(info, search.legal, search.legal[search.b], search.seed,
+                         time.perf_counter())
+    assert bot.last_search is not None  # no time limit: every world is done
+    search.values = [bot.last_search[1]]
+    search.worlds = len(search.values[0])
+    search.confident = choice is not None and choice != search.legal[search.b]
+    if search.confident:
+        search.best = search.legal.index(int(choice))  # type: ignore[arg-type]
+    search.done = True
 
 
 def _run(engine: EngineRollouts, searches: list[_Position], policy: Any, gate: float,
@@ -200,15 +223,16 @@ def _run(engine: EngineRollouts, searches: list[_Position], policy: Any, gate: f
             policy.rng = saved
 
 
-def _label(info: Infoset, move: int, search: _Position | None) -> Label:
+def _label(info: Infoset, move: int, search: _Position | None, path: str) -> Label:
     legal = info.legal
     m = len(legal)
     if search is None:
         shares = np.zeros(m)
         shares[legal.index(move)] = 1.0
         return Label(info.seat, legal, move, move, False, np.zeros((0, m)),
-                     np.zeros(m, np.int64), np.zeros(m), shares)
+                     np.zeros(m, np.int64), np.zeros(m), shares, path)
     values = np.concatenate(search.values)
     chosen = legal[search.best] if search.confident else move
     return Label(info.seat, legal, move, chosen, True, values,
-                 np.full(m, len(values), np.int64), values.mean(axis=0), best_shares(values))
+                 np.full(m, len(values), np.int64), values.mean(axis=0), best_shares(values),
+                 path)
