@@ -230,8 +230,8 @@ def path_costs(rows: list[str], games: int, seed: int, candidate_spec: str) -> s
     import cahoots_envs
     from cahoots_envs.search import Infoset
 
-    lines = ["| row | searched decisions | worlds / rollouts per decision (reference; engine) "
-             "| reference ms | engine ms | engine / reference |", "|---|---|---|---|---|---|"]
+    lines = [("| row | searched decisions | worlds / rollouts per decision (reference; engine) "
+              "| reference ms | engine ms | engine / reference |"), "|---|---|---|---|---|---|"]
     for row in rows:
         candidate = for_row(candidate_spec, row)
         env_id, options = ROWS[row]
