@@ -197,11 +197,13 @@ class EngineRollouts:
             if not going.size:
                 break
             actions[:] = -1
-            if int(going[-1]) + 1 == going.size:  # rows 0..k-1 go on: a slice, no copy
-                actions[going] = policy.act_batch(engine.obs[: going.size],
-                                                  engine.mask[: going.size])
-            else:
-                actions[going] = policy.act_batch(engine.obs[going], engine.mask[going])
+            masks = engine.mask[going]
+            legal = masks.sum(axis=1)
+            forced = legal == 1  # one legal move: taken without asking the policy
+            actions[going[forced]] = masks[forced].argmax(axis=1)
+            ask = going[~forced]
+            if ask.size:
+                actions[ask] = policy.act_batch(engine.obs[ask], masks[~forced])
         results, at = [], 0
         for job in jobs:
             size = len(job.worlds) * len(job.legal)
