@@ -22,7 +22,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from cahoots_envs.games.cahoots_tricks.rules import PHASE_KEEP_KILL, SUITS, TRICKS, card_str, zone_types
+from cahoots_envs.games.cahoots_tricks.rules import (
+    PHASE_KEEP_KILL,
+    SUITS,
+    TRICKS,
+    card_str,
+    zone_types,
+)
 from cahoots_envs.games.cahoots_tricks.text import headline
 
 if TYPE_CHECKING:
