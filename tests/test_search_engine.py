@@ -191,3 +191,42 @@ def test_a_seeded_game_repeats_move_for_move_on_the_engine() -> None:
     again = play_game("kansas_city-v1", options, lineup, seed=4)
     assert first.scores == again.scores and first.turns == again.turns
     assert all(bot.stats.engine_searches > 0 for bot in lineup[:2])  # type: ignore[union-attr]
+
+
+# a Texas Euchre game long enough (about 300 actions) to spill its kernel's history row (256)
+LONG_GAME = ("texas_euchre-v1", {"num_players": 4, "target_score": 250})
+
+
+@pytest.mark.parametrize(("env_id", "options"), [*CASES[::2], CASES[1], CASES[5], LONG_GAME],
+                         ids=lambda x: str(x))
+def test_step_histories_is_a_step_per_row(env_id, options) -> None:
+    """Search's loader: histories of different lengths replayed in one call (``trusted``
+    deals, ``step_histories``) leave every game as a ``step`` per action from checked deals
+    does (every per-game array and the outputs), games spanning hands and, in Texas Euchre,
+    histories past the kernel's history row (spilled) included."""
+    spec = cahoots_envs.game_spec(env_id)
+    resolved = spec.resolve_options(options)
+    games, _ = record_game(env_id, resolved, 5)
+    live = [g for g in games if not g.is_over]
+    picks = [live[-1], live[len(live) // 2], live[0], live[len(live) // 3]]
+    if env_id == LONG_GAME[0] and options == LONG_GAME[1]:
+        assert len(picks[0].history) > 256
+    history = np.full((max(len(g.history) for g in picks), len(picks)), -1, np.int64)
+    for k, g in enumerate(picks):
+        history[: len(g.history), k] = g.history
+    engines = []
+    for trusted in (False, True):
+        engine = engine_class(spec)(spec, {**resolved, "reward_mode": "win"}, len(picks))
+        engine.trusted = trusted
+        engine.reset(seed_states(0, len(picks)), [g.deals for g in picks])
+        if trusted:
+            engine.step_histories(history)
+        else:
+            for row in history:
+                engine.step(row)
+        engines.append(engine)
+    stepped, replayed = engines
+    for name in ("to_move", "obs", "mask", *type(stepped).ROW_ARRAYS):
+        assert np.array_equal(getattr(stepped, name), getattr(replayed, name)), name
+    for k, g in enumerate(picks):
+        assert replayed.game(k).legal_actions() == g.legal_actions()
