@@ -1,27 +1,33 @@
 """Search rollouts on the batched engine: every sampled world times every candidate move, played
-out in lockstep in one engine (``cahoots_envs/core/batched.py``).
+out together in one engine (``cahoots_envs/core/batched.py``).
 
 ``EngineRollouts.values(worlds, first, legal, seat, seed, policy)`` gives the same numbers the
 reference path's ``SearchPolicy._rollout`` gives world by world and move by move (the value of
-``seat`` at the end of the current hand), for a chunk of worlds at once:
+``seat`` at the end of the current hand), for a chunk of worlds at once; ``values_many`` does
+it for the chunks of several decisions (``Job``s, from any games) in one batch (labelling,
+``label.py``):
 
 1. **Loading.** A loader engine with one game per world is dealt each world's deals
-   (``reset(deals=world.deals)``) and replays its actions in lockstep (``step``, -1 for the
-   worlds whose history is shorter). Replaying was chosen over packing a ``Game`` into a row:
-   it is one generic path for every engine, and it costs a few kernel calls per action of the
-   longest history, a small part of a decision (docs/search.md). Each replayed world must have
-   ``seat`` to move with exactly its legal moves (else ``RuntimeError``: a broken loader).
+   (``reset(deals=world.deals)``; the loader is ``trusted``: the sampler's deals are not
+   rebuilt as reference games to check them) and replays its actions (``step_histories``: one
+   kernel call where the engine has one, -1 for the worlds whose history is shorter).
+   Replaying was chosen over packing a ``Game`` into a row: it is one generic path for every
+   engine (docs/search.md). Each replayed world must have ``seat`` to move with exactly its
+   legal moves (else ``RuntimeError``: a broken loader).
 2. **Rows.** A rollout engine gets ``len(worlds) * len(legal)`` games, world-major: the rows of
    world ``k`` are copies of loader game ``k`` (``copy_rows``), all with world ``k``'s own
    chance stream (``world_stream(seed, first + k)``): the candidate moves of one world meet the
    same chance events (common random numbers), as on the reference path.
-3. **Rollouts.** Each row plays its candidate move, then ``policy.act_batch`` decides every row
-   still going at once (one compiled call for a heuristic bot that has one, one forward pass
-   for a network), until the row's hand ends (``hands_dealt`` changes) or its game ends.
+3. **Rollouts.** Each row plays its candidate move, then the policy plays every seat until the
+   row's hand ends (``hands_dealt`` changes) or its game ends: in one kernel call where the
+   engine has a compiled twin of the policy (``play_out``), else in lockstep, ``act_batch``
+   deciding every row still going at once (one compiled call for a heuristic bot that has one,
+   one forward pass for a network; a row with one legal move takes it without asking).
 4. **Values.** A row whose game ended scores its final reward (the engine plays
    ``reward_mode='win'``, whose last reward is ``outcome()``; a float32, so equal to the
    reference value to about 1e-7); a row whose hand ended scores the world sampler's ``value``
-   on ``boundary_state`` (the attributes ``value`` reads, from the engine's row).
+   there (``boundary_values``: from the engine's arrays in a kernel, or ``value`` on
+   ``boundary_state``).
 
 ``engine_problem(spec, options)`` says why a game or option set cannot search on the engine
 (no engine, numba missing, an option the engine does not play, or chance after the deal that a

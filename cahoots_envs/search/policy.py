@@ -38,8 +38,10 @@ Knobs (``SearchPolicy(..., **knobs)``, or in a spec: ``search@worlds=16,gate=2.5
   at a time)
 
 On the engine (``cahoots_envs/search/engine.py``) every world x move of a chunk of worlds rolls
-out in lockstep, the blueprint deciding all rows at once (``act_batch``); the per-move values are
-the reference path's (tests/test_search_engine.py), the bots' random tie-breaks aside. There the
+out together, in one kernel call where the engine has a compiled twin of the blueprint
+(``play_out``), else in lockstep with the blueprint deciding all rows at once (``act_batch``);
+the per-move values are the reference path's (tests/test_search_engine.py), the bots' random
+tie-breaks aside. ``label_positions`` (``label.py``) searches many positions together. There the
 clock is read before every world draw and between chunks (``CHUNK_ROWS`` rows), so a decision
 overshoots its limit by at most one chunk, and a chunk is kept whole. ``stats`` count the
 searches of each path (``engine_searches``, ``reference_searches``) and ``path`` says which one
