@@ -3,6 +3,7 @@ and the PettingZoo SB3 action-mask tutorial, in one run.
 
     python benchmarks/bench_training.py [--games kansas_city ...] [--rollouts 3]
                                         [--baseline 625ba6f] [--no-baseline] [--engine batched]
+                                        [--tables speed share] [--variants]
 
 For each game's shipped config (``configs/<game>.yaml``: its network, PPO settings, ``n_envs``,
 engine and opponent pool: random and heuristic bots, ``pool.max_snapshots`` frozen snapshots
@@ -25,6 +26,26 @@ for two implementations of the same config, in the same run:
 says (``engine: batched``, ``pool.snapshot_draw: rollout``): the Texas Euchre and cooperative
 configs keep the reference engine because their zoo entries were trained on it.
 
+The **share** table (``--tables share``) sets each learner beside the limit its network could
+reach: for MaskablePPO (the game's shipped config, on ``--engine`` if given) and for every-seat
+PPO (``configs/every_seat/<game>.yaml``, where there is one), in the same run,
+
+- **learn()** steps/s: the whole training loop (rollouts, opponents, updates), learner steps
+  per second, a learner step being one decision of the learner's seats (MaskablePPO: its one
+  seat per game; every-seat PPO: every seat the network holds), after a warm-up rollout;
+- **pure torch**: the same network (actor and critic MLPs as configured, the optimiser the
+  algorithm uses) taking a PPO step (forward, clipped loss, backward, gradient clipping,
+  optimiser step) on minibatches of the algorithm's ``batch_size`` drawn from the rollout just
+  collected, one thread, no environment; its samples per second, divided by the samples a
+  learner step costs (``n_epochs``, times the share of decisions kept for the update:
+  every-seat PPO leaves out the transitions still open when a rollout ends), is the limit in
+  learner steps/s: the rate if the learner did nothing but its updates;
+- **share**: learn() steps/s divided by that limit.
+
+``--variants`` adds every-seat PPO rows with other first-layer widths and with one trunk
+shared by actor and critic (computed once per minibatch in the update; the rollout's inference
+still calls actor and critic apart), for the networks' cost alone, not their strength.
+
 The tutorial row is PettingZoo's "SB3: Action Masking" loop on ``connect_four_v3`` with
 MaskablePPO's default network and the Kansas City config's update settings. The snapshots'
 weights are random (their values do not change the cost). Every row runs in a fresh process
@@ -39,6 +60,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse
+import dataclasses
 import json
 import platform
 import subprocess
@@ -118,13 +140,15 @@ def time_learn(model: Any, rollout: int, rollouts: int, on_rollout: Any = None) 
     return {"learn": steps / total, "rollout": steps / spent[0]}
 
 
-def worker(job: dict[str, Any]) -> dict[str, float]:
+def worker(job: dict[str, Any]) -> dict[str, Any]:
     import numpy as np
     import torch
     import yaml
     from sb3_contrib import MaskablePPO
 
     torch.set_num_threads(1)
+    if job["kind"] == "every_seat":
+        return every_seat_worker(job)
     if job["kind"] == "tutorial":
         cfg = yaml.safe_load(Path(job["config"]).read_text())
         ppo = cfg["ppo"]
@@ -134,6 +158,7 @@ def worker(job: dict[str, Any]) -> dict[str, float]:
 
     from cahoots_envs.policies.loading import load_policy
     from cahoots_envs.policies.network import MLPPolicy
+    from cahoots_envs.training.config import PPOConfig
     from cahoots_envs.training.pool import OpponentPool
 
     cfg = yaml.safe_load(Path(job["config"]).read_text())
@@ -175,9 +200,7 @@ def worker(job: dict[str, Any]) -> dict[str, float]:
         pool.set_only("latest", "latest", latest)
     if not team and pool_cfg.get("snapshots", 0) > 0:
         for k in range(pool_cfg.get("max_snapshots", 10)):
-            snap = MLPPolicy.from_sb3(model.policy)
-            snap.layers = [(w + rng.normal(0, 0.05, w.shape).astype(np.float32), b)
-                           for w, b in snap.layers]
+            snap = noisy_copy(model.policy, rng)
             if rotation is None:
                 pool.add("snapshots", f"snapshot_{k}", snap)
             else:
@@ -190,16 +213,184 @@ def worker(job: dict[str, Any]) -> dict[str, float]:
         if rotation is not None:
             rotation.draw()
 
-    return time_learn(model, n_envs * ppo["n_steps"], job["rollouts"], refresh)
+    rates: dict[str, Any] = time_learn(model, n_envs * ppo["n_steps"], job["rollouts"], refresh)
+    if job.get("pure"):  # the same network's bare updates, on this rollout's observations
+        policy, buffer = model.policy, model.rollout_buffer
+
+        def forward(x: Any) -> tuple[Any, Any]:
+            actor, critic = policy.mlp_extractor(policy.features_extractor(x))
+            return policy.action_net(actor), policy.value_net(critic)
+
+        obs = buffer.observations.reshape(-1, buffer.observations.shape[-1])
+        masks = buffer.action_masks.reshape(-1, buffer.action_masks.shape[-1])
+        rates["pure"] = pure_torch(forward, policy.parameters(), policy.optimizer, obs, masks,
+                                   PPOConfig(**ppo), job["pure"])
+        rates |= {"kept": 1.0, "epochs": ppo["n_epochs"], "batch": ppo["batch_size"],
+                  "arch": ppo["net_arch"]}
+    return rates
 
 
-def run_worker(job: dict[str, Any], pythonpath: Path) -> dict[str, float]:
+def noisy_copy(network: Any, rng: Any) -> Any:
+    """A frozen numpy copy of an SB3-laid-out network, its weights shaken a little."""
+    import numpy as np
+
+    from cahoots_envs.policies.network import MLPPolicy
+
+    snap = MLPPolicy.from_sb3(network)
+    snap.layers = [(w + rng.normal(0, 0.05, w.shape).astype(np.float32), b) for w, b in snap.layers]
+    return snap
+
+
+def pure_torch(forward: Any, params: Any, optimizer: Any, obs: Any, masks: Any, ppo: Any,
+               updates: int) -> float:
+    """Samples per second of bare PPO minibatch steps (``forward(x) -> (logits, values)``; the
+    masked, clipped loss with entropy and value terms; backward; gradient clipping; the
+    optimiser's step) on minibatches of ``ppo.batch_size`` rows of ``obs``/``masks``."""
+    import torch
+
+    params = list(params)
+    gen = torch.Generator().manual_seed(0)
+    x_all = torch.as_tensor(obs, dtype=torch.float32)
+    legal = torch.as_tensor(masks).bool()
+    rows = len(x_all)
+    acts = (torch.rand(legal.shape, generator=gen) * legal).argmax(-1)  # a legal action a row
+    behaviour = -torch.log(legal.sum(-1).float())  # uniform play's log-probability
+    gains, targets = torch.randn(rows, generator=gen), torch.randn(rows, generator=gen)
+    size = min(ppo.batch_size, rows)
+    picks = [torch.randperm(rows, generator=gen)[:size] for _ in range(updates + 3)]
+
+    def one(idx: Any) -> None:
+        logits, values = forward(x_all[idx])
+        log_pi = torch.log_softmax(logits.masked_fill(~legal[idx], float("-inf")), -1)
+        entropy = -(log_pi.exp() * log_pi.nan_to_num(neginf=0.0)).sum(-1).mean()
+        g = gains[idx]
+        g = (g - g.mean()) / (g.std() + 1e-8)
+        r = torch.exp(log_pi.gather(1, acts[idx, None])[:, 0] - behaviour[idx])
+        surrogate = torch.min(r * g, torch.clamp(r, 1 - ppo.clip_range, 1 + ppo.clip_range) * g)
+        critic = torch.nn.functional.mse_loss(values[:, 0], targets[idx])
+        total = -surrogate.mean() + ppo.vf_coef * critic - ppo.ent_coef * entropy
+        optimizer.zero_grad()
+        total.backward()
+        torch.nn.utils.clip_grad_norm_(params, ppo.max_grad_norm)
+        optimizer.step()
+
+    for idx in picks[:3]:  # warm-up
+        one(idx)
+    start = time.perf_counter()
+    for idx in picks[3:]:
+        one(idx)
+    return size * updates / (time.perf_counter() - start)
+
+
+def every_seat_worker(job: dict[str, Any]) -> dict[str, Any]:
+    """Every-seat PPO's loop as ``every_seat_ppo.train`` runs it (snapshot draw, the latest
+    weights, a rollout, the update), without evaluations or cloning: learner steps/s of the
+    loop and of its rollouts, then the pure-torch rate of its network on the last rollout."""
+    import numpy as np
+    import torch
+
+    from cahoots_envs.policies.network import MLPPolicy
+    from cahoots_envs.training import every_seat_ppo as es
+    from cahoots_envs.training.config import PPOConfig, load_config
+    from cahoots_envs.training.maskable_ppo import add_snapshot, build_pool
+    from cahoots_envs.training.pool import SnapshotRotation
+
+    torch.set_num_threads(1)
+    config = load_config(job["config"])
+    p: PPOConfig = dataclasses.replace(config.ppo, net_arch=job.get("arch") or config.ppo.net_arch)
+    torch.manual_seed(0)
+    generator = torch.Generator().manual_seed(0)
+    pool = build_pool(config)
+    rotation = (SnapshotRotation(config.pool.max_snapshots, seed=13)
+                if config.pool.snapshot_draw == "rollout" else None)
+    games = es.EverySeatGames(config, config.sections.get(es.SECTION) or es.EverySeatConfig(), pool)
+    net = es.build_network(games.engine.obs.shape[1], games.engine.mask.shape[1], list(p.net_arch),
+                           p.activation)
+    trunk = net.mlp_extractor.policy_net
+
+    def forward(x: Any) -> tuple[Any, Any]:
+        if job.get("shared"):
+            h = trunk(x)
+            return net.action_net(h), net.value_head(h)
+        return net.logits(x), net.predict_values(x)
+
+    if job.get("shared"):  # one trunk: the critic reads the actor's hidden layers
+        net.mlp_extractor.value_net = trunk
+
+        def evaluate_actions(obs: Any, actions: Any, action_masks: Any) -> Any:
+            logits, values = forward(obs)
+            logp = torch.log_softmax(es.masked_logits(logits, action_masks), -1)
+            entropy = -(logp.exp() * logp.nan_to_num(neginf=0.0)).sum(-1)
+            return values, logp.gather(1, actions.long()[:, None])[:, 0], entropy
+
+        net.evaluate_actions = evaluate_actions
+    latest = MLPPolicy.from_sb3(net)
+    if config.pool.latest > 0:
+        pool.set_only("latest", "latest", latest)
+    rng = np.random.default_rng(0)
+    if config.pool.snapshots > 0:
+        for k in range(config.pool.max_snapshots):
+            snap = noisy_copy(net, rng)
+            snap.name = f"snapshot_{k}"
+            add_snapshot(pool, rotation, snap)
+    optimizer = torch.optim.Adam(net.parameters(), lr=p.learning_rate, eps=1e-5)
+    spent, decided, kept = [0.0], [0], [0]
+
+    def loop() -> Any:
+        if rotation is not None:
+            rotation.draw()
+        latest.layers = MLPPolicy.from_sb3(net).layers
+        start = time.perf_counter()
+        batch = games.rollout(net, p.n_steps, generator)
+        spent[0] += time.perf_counter() - start
+        decided[0] += int(batch.ledger.decided.sum())
+        kept[0] += int(batch.ledger.kept().sum())
+        net.train()
+        es.ppo_update(net, optimizer, batch, p, generator)
+        net.eval()
+        return batch
+
+    loop()  # warm-up
+    spent[0], decided[0], kept[0] = 0.0, 0, 0
+    start = time.perf_counter()
+    for _ in range(job["rollouts"]):
+        batch = loop()
+    total = time.perf_counter() - start
+    rates: dict[str, Any] = {"learn": decided[0] / total, "rollout": decided[0] / spent[0],
+             "kept": kept[0] / decided[0]}
+    if job.get("pure"):
+        where = batch.ledger.kept()
+        rates["pure"] = pure_torch(forward, net.parameters(), optimizer, batch.obs[where],
+                                   batch.masks[where], p, job["pure"])
+    return rates | {"epochs": p.n_epochs, "batch": p.batch_size, "arch": list(p.net_arch)}
+
+
+def run_worker(job: dict[str, Any], pythonpath: Path) -> dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": str(pythonpath)}
     out = subprocess.run([sys.executable, __file__, "--worker", json.dumps(job)], env=env,
                          cwd=pythonpath, capture_output=True, text=True, check=False)
     if out.returncode != 0:
         raise RuntimeError(f"worker {job} failed:\n{out.stderr[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def share_rows(args: argparse.Namespace, game: str, now: dict[str, float]) -> list[Any]:
+    """The share table's rows of one game: MaskablePPO (the 'now' row), every-seat PPO, and
+    with ``--variants`` every-seat PPO's other networks."""
+    rows: list[Any] = [("MaskablePPO", f"configs/{game}.yaml", now)]
+    cfg = ROOT / "configs" / "every_seat" / f"{game}.yaml"
+    if not cfg.exists():
+        return rows
+    job = {"kind": "every_seat", "config": str(cfg), "rollouts": args.rollouts,
+           "pure": args.updates}
+    name = f"configs/every_seat/{game}.yaml"
+    rows.append(("every-seat PPO", name, run_worker(job, ROOT)))
+    if args.variants:
+        rest = rows[-1][2]["arch"][1:]
+        for note, extra in [(f", first layer {w}", {"arch": [w, *rest]}) for w in (128, 512)] + [
+                (", shared trunk", {"shared": True})]:
+            rows.append(("every-seat PPO", name + note, run_worker(job | extra, ROOT)))
+    return rows
 
 
 def main() -> None:
@@ -210,6 +401,13 @@ def main() -> None:
     parser.add_argument("--no-baseline", action="store_true", help="skip the 'before' rows")
     parser.add_argument("--engine", choices=["batched"],
                         help="the 'now' rows on this engine, whatever the configs say")
+    parser.add_argument("--tables", nargs="+", choices=["speed", "share"],
+                        default=["speed", "share"],
+                        help="speed: now against before; share: learners against pure torch")
+    parser.add_argument("--updates", type=int, default=30,
+                        help="timed minibatch steps of each pure-torch row")
+    parser.add_argument("--variants", action="store_true",
+                        help="share table: every-seat PPO with other first layers, shared trunk")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -217,37 +415,60 @@ def main() -> None:
         return
     import torch
 
+    speed, share = "speed" in args.tables, "share" in args.tables
+    baseline = speed and not args.no_baseline
     print(f"\n{date.today()} · {platform.machine()} · {os.cpu_count()} CPUs · "
           f"Python {platform.python_version()} · torch {torch.__version__} · one thread · "
-          f"{args.rollouts} timed rollouts per row · before = {args.baseline}"
+          f"{args.rollouts} timed rollouts per row"
+          + (f" · before = {args.baseline}" if baseline else "")
+          + (f" · {args.updates} timed minibatches per pure-torch row" if share else "")
           + (f" · now: engine {args.engine}" if args.engine else " · now: as configured"))
+    rows: list[Any] = []
+    shares: list[Any] = []
     with tempfile.TemporaryDirectory() as tmp:
         old_root = Path(tmp) / "baseline"
-        if not args.no_baseline:
+        if baseline:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q",
                             str(old_root), args.baseline], check=True)
         try:
-            rows = []
             cfg0 = ROOT / "configs" / "kansas_city.yaml"
             try:
-                t = run_worker({"kind": "tutorial", "config": str(cfg0),
-                                "rollouts": args.rollouts}, ROOT)
-                rows.append(("PettingZoo SB3 action-mask tutorial, connect_four_v3", "", t, None))
+                if speed:
+                    t = run_worker({"kind": "tutorial", "config": str(cfg0),
+                                    "rollouts": args.rollouts}, ROOT)
+                    rows.append(("PettingZoo SB3 action-mask tutorial, connect_four_v3", "", t,
+                                 None))
             except RuntimeError as exc:
                 print(f"(tutorial row skipped: {str(exc).splitlines()[-1]}; pip install -e '.[bench]')")
             for game in args.games:
                 cfg = ROOT / "configs" / f"{game}.yaml"
                 now = run_worker({"kind": "now", "config": str(cfg), "rollouts": args.rollouts,
-                                  "engine": args.engine}, ROOT)
+                                  "engine": args.engine, "pure": share and args.updates}, ROOT)
                 before = None
-                if not args.no_baseline:
+                if baseline:
                     before = run_worker({"kind": "before", "config": str(cfg),
                                          "rollouts": args.rollouts}, old_root)
                 rows.append((f"configs/{game}.yaml", game, now, before))
+                if share:
+                    shares += share_rows(args, game, now)
         finally:
-            if not args.no_baseline:
+            if baseline:
                 subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
                                 str(old_root)], check=False)
+    if speed:
+        print_speed(rows)
+    if share:
+        print("\n| learner | config, network | minibatch | learn() steps/s | rollout steps/s "
+              "| pure torch samples/s | kept | limit, learner steps/s | share |")
+        print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+        for algorithm, name, r in shares:
+            limit = r["pure"] / (r["epochs"] * r["kept"])
+            print(f"| {algorithm} | {name} ({'-'.join(str(int(w)) for w in r['arch'])}) | "
+                  f"{int(r['batch'])} | {r['learn']:,.0f} | {r['rollout']:,.0f} | "
+                  f"{r['pure']:,.0f} | {r['kept']:.2f} | {limit:,.0f} | {r['learn'] / limit:.2f} |")
+
+
+def print_speed(rows: list[Any]) -> None:
     print("\n| config | rollout steps/s now | before | rollout speed-up | learn() steps/s now "
           "| before | learn() speed-up |")
     print("|---|---:|---:|---:|---:|---:|---:|")
