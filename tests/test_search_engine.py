@@ -93,15 +93,18 @@ def test_engine_rollouts_give_the_reference_values(env_id, options) -> None:
     assert _max_difference(env_id, options) <= TOLERANCE
 
 
-def test_the_heuristic_blueprint_gives_the_same_values_on_both_paths() -> None:
-    """Kansas City's bot breaks ties by card order: its fast bot on the reference path and its
-    compiled batch kernel on the engine give one set of values."""
-    options = cahoots_envs.game_spec("kansas_city-v1").resolve_options({"hands": 2})
-    spec = cahoots_envs.game_spec("kansas_city-v1")
-    for game in _positions("kansas_city-v1", options, 2):
+@pytest.mark.parametrize(("env_id", "options"), [CASES[0], CASES[1], CASES[3], CASES[4]],
+                         ids=lambda x: str(x))
+def test_the_heuristic_blueprint_gives_the_same_values_on_both_paths(env_id, options) -> None:
+    """The Kansas City and Texas Euchre bots break ties by card order: their fast bots on the
+    reference path and their compiled kernels on the engine (``play_out``) give one set of
+    values."""
+    spec = cahoots_envs.game_spec(env_id)
+    options = spec.resolve_options(options)
+    for game in _positions(env_id, options, 2):
         found = []
         for path in ("reference", "batched"):
-            bot = SearchPolicy("kansas_city-v1", options, seed=3, worlds=4, max_worlds=4,
+            bot = SearchPolicy(env_id, options, seed=3, worlds=4, max_worlds=4,
                                search_all=True, engine=path)
             bot.act_infoset(Infoset(game, game.current_player, spec, options))
             assert bot.last_search is not None

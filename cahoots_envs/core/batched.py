@@ -299,10 +299,12 @@ class BatchedEngine(abc.ABC):
                          for r, seat, start in zip(rows, seats, starts)])
 
     def play_out(self, policy: Any, actions: np.ndarray, seats: np.ndarray,
-                 value: Callable[[Any, int], float]) -> np.ndarray | None:
+                 value: Callable[[Any, int], float], starts: Sequence[Game],
+                 ) -> np.ndarray | None:
         """Games ``0..len(actions)-1`` play ``actions[i]``, then ``policy``'s moves for every
         seat until the hand ends (the value there: ``value`` of the boundary, for seat
-        ``seats[i]``) or the game ends (its final reward for that seat): per game that value,
+        ``seats[i]``, as ``boundary_values`` gives it with ``starts[i]``) or the game ends (its
+        final reward for that seat): per game that value,
         in one kernel call where the engine has a compiled twin of ``policy`` (its compiled
         bot) and of ``value``, else None (the caller steps in lockstep, ``policy.act_batch``
         a ply). The games are left as they end, not dealt again: for search's rollout rows,

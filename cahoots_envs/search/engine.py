@@ -186,7 +186,8 @@ class EngineRollouts:
         actions[:rows] = np.concatenate(firsts)
         value = self.sampler.value
         start = engine.hands_dealt()[:rows].copy()
-        played = engine.play_out(policy, actions[:rows], seat, value)  # None: in lockstep
+        starts = [worlds[k].game for k in source.tolist()]
+        played = engine.play_out(policy, actions[:rows], seat, value, starts)  # None: lockstep
         out = np.zeros(rows) if played is None else played
         live = np.full(rows, played is None, np.bool_)
         while live.any():
@@ -196,8 +197,8 @@ class EngineRollouts:
             live[over] = False
             ended = np.flatnonzero(live & (engine.hands_dealt()[:rows] != start))
             if ended.size:
-                out[ended] = engine.boundary_values(
-                    ended, seat[ended], [worlds[k].game for k in source[ended].tolist()], value)
+                out[ended] = engine.boundary_values(ended, seat[ended],
+                                                    [starts[r] for r in ended.tolist()], value)
             live[ended] = False
             going = np.flatnonzero(live)
             if not going.size:

@@ -949,7 +949,8 @@ class Engine(BatchedEngine):
                 self._run(MODE_FINISH, history[t - 1], self.done)
 
     def play_out(self, policy: Any, actions: np.ndarray, seats: np.ndarray,
-                 value: Callable[[Any, int], float]) -> np.ndarray | None:
+                 value: Callable[[Any, int], float], starts: Sequence[Game],
+                 ) -> np.ndarray | None:
         """The heuristic bot (``bot.HeuristicPolicy`` of these options) in one kernel call
         (``_play_out``, a game at a time to its end; a one-hand game, so ``value`` is not
         needed), its ties drawn from each game's own stream (no chance follows the deal where

@@ -902,7 +902,8 @@ class Engine(BatchedEngine):
         return out
 
     def play_out(self, policy: Any, actions: np.ndarray, seats: np.ndarray,
-                 value: Callable[[Any, int], float]) -> np.ndarray | None:
+                 value: Callable[[Any, int], float], starts: Sequence[Game],
+                 ) -> np.ndarray | None:
         """The heuristic bot (``bot.HeuristicPolicy`` of these options) and ``search.value``
         in one kernel call (``_play_out``, a game at a time to its hand's end); None for any
         other policy or value."""

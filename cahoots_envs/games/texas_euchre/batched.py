@@ -44,7 +44,7 @@ argument, which numba would compile again): LLVM inlines the small ones, and num
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from types import SimpleNamespace
 from typing import Any, cast
@@ -57,6 +57,8 @@ from cahoots_envs.core.batched import BatchedEngine
 from cahoots_envs.core.game import Game, parse_deals
 from cahoots_envs.core.numba_kernels import popcount64, randint, shuffle
 from cahoots_envs.core.spec import GameSpec
+from cahoots_envs.games.texas_euchre.bot import HeuristicPolicy
+from cahoots_envs.games.texas_euchre.bot_batched import FALLBACK, decide
 from cahoots_envs.games.texas_euchre.encoder import SCORE_CLIP, TURN_SCALE
 from cahoots_envs.games.texas_euchre.rules import (
     DECKS,
@@ -597,6 +599,54 @@ def _replay_kernel(history: np.ndarray, state: np.ndarray, masks: np.ndarray, de
 
 
 @numba.njit(cache=True)
+def _play_out(first: np.ndarray, seats: np.ndarray, state: np.ndarray, masks: np.ndarray,
+              deck: np.ndarray, script: np.ndarray, hist: np.ndarray, rng: np.ndarray,
+              config: np.ndarray, values: np.ndarray, off: np.ndarray, table: np.ndarray,
+              to_move: np.ndarray, obs: np.ndarray, mask: np.ndarray, mask_u8: np.ndarray,
+              rewards: np.ndarray, done: np.ndarray, bot_n: int, hand_size: int,
+              copies: np.ndarray, reverse: bool, out: np.ndarray, ended: np.ndarray) -> int:
+    """Games ``0..len(first)-1`` play ``first``, then the heuristic bot's moves
+    (``bot_batched.decide`` on every row a ply) in lockstep, all in this call, until each
+    game's round or game ends: ``out[i]`` is seat ``seats[i]``'s final reward where the game
+    ended, and ``ended[i]`` is set where the round ended first (its value is the caller's).
+    The games are left as they end (not dealt again; a full history row is emptied, not
+    spilled: rollout rows are not rebuilt as games). Returns -1, or the first game where the
+    bot's kernel left a row to the reference (``FALLBACK``)."""
+    rows = first.shape[0]
+    actions = first.copy()
+    start = np.empty(rows, np.int64)
+    for i in range(rows):
+        start[i] = state[i, S_ROUND]
+    cap = config[C_HIST]
+    while True:
+        _, full = _step_kernel(actions, state, masks, deck, script, hist, rng, config, values,
+                               off, table, to_move, obs, mask, rewards, done)
+        live = 0
+        for i in range(rows):
+            if full and state[i, S_HIST_LEN] >= cap:
+                state[i, S_HIST_LEN] = 0
+            if actions[i] < 0:
+                continue
+            if done[i]:
+                out[i] = rewards[i, seats[i]]
+                actions[i] = -1
+            elif state[i, S_ROUND] != start[i]:
+                ended[i] = True
+                actions[i] = -1
+            else:
+                live += 1
+        if live == 0:
+            return -1
+        chosen = decide(obs[:rows], mask_u8[:rows], off[O_HAND], off[O_STAKES], off[O_PHASE],
+                        off[O_TRICK], off[O_SEEN], bot_n, hand_size, copies, reverse)
+        for i in range(rows):
+            if actions[i] >= 0:
+                if chosen[i] == FALLBACK:
+                    return i
+                actions[i] = chosen[i]
+
+
+@numba.njit(cache=True)
 def _step_kernel(actions: np.ndarray, state: np.ndarray, masks: np.ndarray, deck: np.ndarray,
                  script: np.ndarray, history: np.ndarray, rng: np.ndarray, config: np.ndarray,
                  values: np.ndarray, off: np.ndarray, table: np.ndarray, to_move: np.ndarray,
@@ -986,6 +1036,35 @@ class Engine(BatchedEngine):
 
     def hands_dealt(self) -> np.ndarray:
         return self._state[:, S_ROUND].astype(np.int64) + 1
+
+    def play_out(self, policy: Any, actions: np.ndarray, seats: np.ndarray,
+                 value: Callable[[Any, int], float], starts: Sequence[Game],
+                 ) -> np.ndarray | None:
+        """The heuristic bot (``bot.HeuristicPolicy`` of these options) in lockstep inside one
+        kernel call (``_play_out``); the rows whose round ended are valued after it
+        (``boundary_values``). None for any other policy."""
+        if type(policy) is not HeuristicPolicy or policy.num_players != self.num_players or \
+                policy.layout.size != self.obs_size or policy.reverse != bool(
+                    self.options.get("reverse", False)):
+            return None
+        rows = len(actions)
+        out = np.zeros(rows)
+        ended = np.zeros(rows, np.bool_)
+        stuck = _play_out(np.ascontiguousarray(actions, np.int64),
+                          np.ascontiguousarray(seats, np.int64), self._state, self._masks,
+                          self._deck, self._script, self._history, self.rng_state, self._config,
+                          self._values, self._off, self._table, self.to_move, self.obs,
+                          self.mask, self.mask.view(np.uint8), self.rewards, self.done,
+                          self.num_players, self.hand_size,
+                          np.full(1, policy.copies, self.obs.dtype), policy.reverse, out, ended)
+        if stuck >= 0:
+            raise RuntimeError(f"texas_euchre batched engine: the heuristic kernel left game "
+                               f"{stuck}'s move to the reference bot")
+        at = np.flatnonzero(ended)
+        if at.size:
+            out[at] = self.boundary_values(at, np.asarray(seats)[at],
+                                           [starts[r] for r in at.tolist()], value)
+        return out
 
     def boundary_state(self, i: int, start: Game) -> Any:
         """What ``search.value`` reads between rounds: the scores, the FAQ 6 tie-break ranks

@@ -62,10 +62,10 @@ DEFAULTS: dict[str, Any] = {
     "max_candidates": 8,
     "gate": 2.0,
 }
-# search over the heuristic rolls out faster on the reference game with FastBot: on the engine
-# a decision cost 1.42x as much (docs/search.md, 2026-12-01), loading each world's long history
-# (several hands of draws) dominating; engine='auto' keeps to the reference game then
-HEURISTIC_BATCHED = False
+# search over the heuristic rolls out on the engine under engine='auto': with the heuristic's
+# rollouts in one kernel call (play_out) a decision costs 0.78-0.88 of the reference path's
+# (docs/search.md, 2026-12-01; 1.42x before, world loading dominating)
+HEURISTIC_BATCHED = True
 
 # the value model (see ``value``): per seat and round, points with this mean and spread (heuristic
 # self-play: mean 9-22, sd 12-21 over the player counts and variants), refined by the game's own
