@@ -139,7 +139,8 @@ def label_positions(env_id: str, options: Mapping[str, Any] | None, positions: S
                     blueprint: Any = None, seed: int = 0, *, blueprint_name: str | None = None,
                     **knobs: Any) -> list[Label]:
     """Search ``positions`` (reference games, or ``(deals, actions)`` histories, the seat to
-    move searching) of ``env_id`` with ``options`` together on the batched engine, over
+    move searching) of ``env_id`` with ``options`` together on the batched engine (or one at a
+    time on the reference game, where a search bot with these knobs rolls out there), over
     ``blueprint`` (a loaded policy; None: the game's rule-based bot) with the search ``knobs``
     (``SearchPolicy``'s; ``search_all`` and ``time_limit`` do not apply); one ``Label`` per
     position, in order (see the module docstring)."""
