@@ -22,6 +22,7 @@ from cahoots_envs.core.arguments import number
 
 if TYPE_CHECKING:
     from cahoots_envs.cli.common import SubParsers
+    from cahoots_envs.evaluation import CrossPlayResult, TournamentResult
 
 MAX_GAMES = 1_000_000  # per eval run: every game's task is set up before the first is played
 
@@ -34,19 +35,32 @@ def max_workers() -> int:
 def cmd_eval(args: argparse.Namespace) -> int:
     from cahoots_envs.cli.paths import eval_output_problem
     from cahoots_envs.errors import IncompatiblePolicyError
-    from cahoots_envs.evaluation import default_workers, run_tournament
+    from cahoots_envs.evaluation import cross_play, default_workers, run_tournament
 
     problem = eval_output_problem(args.json, args.png, args.logs)  # before any game is played
     if problem:
         print(f"{PROG} eval: error: {problem}", file=sys.stderr)
         return 2
+    if args.cross_play and (args.field is not None or len(args.policies) < 2):
+        why = ("--cross-play seats mixed teams, not a field: drop --field"
+               if args.field is not None else
+               "--cross-play needs at least 2 policies to mix (e.g. heuristic random)")
+        print(f"{PROG} eval: error: {why}", file=sys.stderr)
+        return 2
     options = parse_options(args.option, args.players)
+    result: TournamentResult | CrossPlayResult
+    workers = args.workers or default_workers()
+    progress = not args.no_progress and not args.quiet
     try:
-        result = run_tournament(
-            args.env, args.policies, args.games, seed=args.seed, options=options,
-            workers=args.workers or default_workers(), progress=not args.no_progress and not args.quiet,
-            log_dir=args.logs, field=args.field,
-        )
+        if args.cross_play:
+            result = cross_play(args.env, args.policies, args.games, seed=args.seed,
+                                options=options, workers=workers, progress=progress,
+                                log_dir=args.logs)
+        else:
+            result = run_tournament(
+                args.env, args.policies, args.games, seed=args.seed, options=options,
+                workers=workers, progress=progress, log_dir=args.logs, field=args.field,
+            )
     except (ValueError, IncompatiblePolicyError) as e:
         print(f"{PROG} eval: error: {e}", file=sys.stderr)
         return 2
@@ -79,7 +93,11 @@ def add_parser(sub: SubParsers, name: str) -> argparse.ArgumentParser:
             --workers is. A win shared by k players counts 1/k. With --field SPEC each
             policy sits in one seat (rotated) against SPEC in every other seat, e.g. a
             trained policy against 3 random bots. In cahoots_coop every seat plays the same
-            policy (a team against the game).
+            policy (a team against the game); with --cross-play mixed teams play instead:
+            each policy's own team and, for each pair A B, k seats of A and the rest of B
+            (A A B and A B B with 3 players), seats rotated, every lineup on the same --games
+            deals, in a cross-play table of team win rates with 95% intervals. A saved policy
+            that may not play the game's options is left out, with a note.
         """),
         epilog=raw("""
             examples:
@@ -87,6 +105,7 @@ def add_parser(sub: SubParsers, name: str) -> argparse.ArgumentParser:
               cahoots eval kansas_city zoo:kansas_city --field random --games 400
               cahoots eval texas_euchre heuristic random -n 5 --json te.json --png te.png
               cahoots eval cahoots_coop heuristic random -o difficulty=beginner
+              cahoots eval cahoots_coop heuristic random zoo:cahoots_coop --cross-play
         """),
     )
     p.add_argument("env", help="env id, e.g. kansas_city")
@@ -94,8 +113,11 @@ def add_parser(sub: SubParsers, name: str) -> argparse.ArgumentParser:
                    help=f"policy specs: {POLICY_SPECS}")
     p.add_argument("--field", metavar="SPEC",
                    help="each POLICY in one seat, SPEC in every other seat (competitive games)")
+    p.add_argument("--cross-play", action="store_true",
+                   help="cooperative games: mixed teams of every pair of POLICYs (A A B, A B B)")
     p.add_argument("--games", type=number("--games", "100", least=1, most=MAX_GAMES),
-                   default=100, help=f"games to play, 1 to {MAX_GAMES:,} (default 100)")
+                   default=100, help=f"games to play, 1 to {MAX_GAMES:,} (default 100); "
+                   "with --cross-play, deals per lineup")
     p.add_argument("--seed", type=number("--seed", "0", least=0), default=0,
                    help="tournament seed, 0 or more (default 0)")
     p.add_argument("--workers", type=number("--workers", "2", least=1, most=max_workers(),

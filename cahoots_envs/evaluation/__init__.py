@@ -19,7 +19,8 @@ seats and game ``g`` rotates it by ``g mod N``, so every policy plays every seat
 over each N games (make ``num_games`` a multiple of N). With more policies than seats, every
 combination of N policies gets its N rotations in turn. In the cooperative game (cahoots_coop)
 all seats play the same policy, which is a team against the game: game ``g`` is played by
-policy ``g mod P``.
+policy ``g mod P``; ``cross_play`` seats mixed teams instead (each pair of policies A and B in
+the lineups ``A A B`` and ``A B B`` with 3 players, on the same deals).
 
 **Candidates against a field.** With ``field=SPEC`` each game seats one candidate in one seat and
 the field policy in every other seat: game ``g`` puts candidate ``(g // N) mod C`` in seat
@@ -47,11 +48,18 @@ e.g. ``game (normal)``), who "wins" when the team loses. The conservative rating
 
 The modules: ``play`` (the schedule, ``play_game``, ``run_tournament`` and the worker
 processes), ``results`` (``GameResult``, ``PolicyStats``), ``report`` (``summarise``,
-``TournamentResult``: the table and JSON), ``plots`` (the chart), ``ratings`` (OpenSkill); every
-name is imported from here as well.
+``TournamentResult``: the table and JSON), ``plots`` (the charts), ``ratings`` (OpenSkill),
+``cross_play`` (mixed teams of a cooperative game: ``cross_play``, ``CrossPlayResult``, its own
+docstring); every name is imported from here as well.
 """
 
 from cahoots_envs.core.stats import Z95, mean_interval, wilson_interval
+from cahoots_envs.evaluation.cross_play import (
+    CrossPlayResult,
+    LineupStats,
+    cross_play,
+    cross_play_lineups,
+)
 from cahoots_envs.evaluation.play import _OBJECTS as _OBJECTS
 from cahoots_envs.evaluation.play import _POLICY_CACHE as _POLICY_CACHE
 from cahoots_envs.evaluation.play import _entries as _entries
@@ -76,9 +84,13 @@ from cahoots_envs.evaluation.results import GameResult, PolicyStats
 
 __all__ = [
     "Z95",
+    "CrossPlayResult",
     "GameResult",
+    "LineupStats",
     "PolicyStats",
     "TournamentResult",
+    "cross_play",
+    "cross_play_lineups",
     "default_workers",
     "display_labels",
     "field_lineup",

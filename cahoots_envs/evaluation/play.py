@@ -169,7 +169,6 @@ def run_tournament(
     """Play ``num_games`` games between ``policies`` (specs or policy objects) on ``env_id``,
     or with ``field`` (a spec or policy object) each of ``policies`` in one seat against the
     field in every other seat (see the package docstring)."""
-    from cahoots_envs.policies.loading import load_policy
     from cahoots_envs.registry import make_raw
 
     if not policies:
@@ -186,23 +185,10 @@ def run_tournament(
     if field is not None and cooperative:
         raise ValueError(f"{raw.env_id} is cooperative: every seat plays for one team, so a "
                          "field does not apply; evaluate the team policies without it")
-    game_options = dict(raw.options)
-    # fail fast on a bad spec, before any worker starts; note which saved policies play across
-    # an option they were trained without (a setting such as the difficulty: loading allows it)
-    across: dict[str, dict[str, list[Any]]] = {}
-    for name, source in sources.items():
-        policy = (load_policy(source, raw.env_id, game_options, seed=0)
-                  if isinstance(source, str) else source)
-        differences = getattr(policy, "option_differences", None) or {}
-        if differences:
-            across[name] = {k: list(v) for k, v in differences.items()}
+    across, _ = _check_sources(sources, raw.env_id, dict(raw.options))
     if log_dir is not None:
         _make_log_dir(Path(log_dir))
-    token = uuid.uuid4().hex
-    objects = {f"{token}:{name}": source for name, source in sources.items()
-               if not isinstance(source, str)}
-    refs = {name: source if isinstance(source, str) else _ObjectRef(f"{token}:{name}")
-            for name, source in sources.items()}
+    objects, refs = _object_refs(sources)
     tasks = []
     for g in range(num_games):
         if field_name is not None:
@@ -212,8 +198,56 @@ def run_tournament(
         log_path = str(Path(log_dir) / f"game_{g:05d}.jsonl") if log_dir is not None else None
         tasks.append((raw.env_id, options, [refs[name] for name in lineup], game_seed(seed, g), g,
                       [game_seed(seed, g, 1 + s) for s in range(n)], log_path, lineup))
+    results = _play_tasks(tasks, workers, objects, _progress(num_games, progress, raw.env_id),
+                          on_result)
+    result = summarise(raw.env_id, options, names, seed, results, field_policy=field_name)
+    if across:
+        result.meta["option_differences"] = across
+    return result
+
+
+def _check_sources(sources: Mapping[str, Any], env_id: str, game_options: Mapping[str, Any],
+                   leave_out: bool = False) -> tuple[dict[str, dict[str, list[Any]]], dict[str, str]]:
+    """Load every spec once, before any worker starts, so a bad spec fails first. Returns the
+    saved policies that play across an option they were trained without (a setting such as the
+    difficulty: loading allows it), ``{name: {option: [trained, now]}}``, and, with
+    ``leave_out``, those that may not play these options at all, ``{name: why}`` (without it
+    their ``IncompatiblePolicyError`` is raised)."""
+    from cahoots_envs.errors import IncompatiblePolicyError
+    from cahoots_envs.policies.loading import load_policy
+
+    across: dict[str, dict[str, list[Any]]] = {}
+    refused: dict[str, str] = {}
+    for name, source in sources.items():
+        try:
+            policy = (load_policy(source, env_id, dict(game_options), seed=0)
+                      if isinstance(source, str) else source)
+        except IncompatiblePolicyError as exc:
+            if not leave_out:
+                raise
+            refused[name] = str(exc)
+            continue
+        differences = getattr(policy, "option_differences", None) or {}
+        if differences:
+            across[name] = {k: list(v) for k, v in differences.items()}
+    return across, refused
+
+
+def _object_refs(sources: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The policy objects among ``sources`` under keys unique to this run (each worker gets them
+    once), and what a task names each source by: its spec, or an ``_ObjectRef``."""
+    token = uuid.uuid4().hex
+    objects = {f"{token}:{name}": source for name, source in sources.items()
+               if not isinstance(source, str)}
+    refs = {name: source if isinstance(source, str) else _ObjectRef(f"{token}:{name}")
+            for name, source in sources.items()}
+    return objects, refs
+
+
+def _play_tasks(tasks: list[Any], workers: int, objects: dict[str, Any], bar: Any,
+                on_result: Callable[[GameResult], None] | None) -> list[GameResult]:
+    """Every task's game (in worker processes when ``workers`` > 1), in the order they finish."""
     results: list[GameResult] = []
-    bar = _progress(num_games, progress, raw.env_id)
     _install_objects(objects)
     try:
         for r in _imap(tasks, workers, objects):
@@ -227,10 +261,7 @@ def run_tournament(
             _OBJECTS.pop(key, None)
         if bar is not None:
             bar.close()
-    result = summarise(raw.env_id, options, names, seed, results, field_policy=field_name)
-    if across:
-        result.meta["option_differences"] = across
-    return result
+    return results
 
 
 def _entries(policies: list[Any], field: Any) -> dict[str, Any]:

@@ -18,8 +18,21 @@ from cahoots_envs.evaluation.ratings import _rate, game_player
 from cahoots_envs.evaluation.results import GameResult, PolicyStats
 
 
+class JsonReport:
+    """What the reports share: their JSON, from ``to_dict``."""
+
+    def to_dict(self, include_games: bool = False) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def to_json(self, path: str | Path | None = None, include_games: bool = False) -> str:
+        text = json.dumps(self.to_dict(include_games), indent=2)
+        if path is not None:
+            Path(path).write_text(text + "\n")
+        return text
+
+
 @dataclass
-class TournamentResult:
+class TournamentResult(JsonReport):
     env_id: str
     options: dict[str, Any]
     num_players: int
@@ -56,12 +69,6 @@ class TournamentResult:
             out["games"] = [asdict(g) for g in self.games]
         return out
 
-    def to_json(self, path: str | Path | None = None, include_games: bool = False) -> str:
-        text = json.dumps(self.to_dict(include_games), indent=2)
-        if path is not None:
-            Path(path).write_text(text + "\n")
-        return text
-
     def labels(self) -> dict[str, str]:
         """Unique display names for the table and chart (a saved policy by its run folder)."""
         return display_labels(self.policies)
@@ -89,10 +96,7 @@ class TournamentResult:
                   f"{score_label + ' (95% CI)':<25}")
         if self.rating_model:
             header += f" {'rating':>12}"
-        for name, differences in self.meta.get("option_differences", {}).items():
-            played = ", ".join(f"{k}={now!r} (trained at {trained!r})"
-                               for k, (trained, now) in differences.items())
-            lines.extend(textwrap.wrap(f"{label.get(name, name)} plays across {played}", 80))
+        lines.extend(across_lines(self.meta, label))
         lines.append(header.rstrip())
 
         def named(name: str, row: str) -> list[str]:
@@ -137,6 +141,17 @@ class TournamentResult:
         from cahoots_envs.evaluation.plots import plot_tournament
 
         return plot_tournament(self, path)
+
+
+def across_lines(meta: Mapping[str, Any], label: Mapping[str, str]) -> list[str]:
+    """A report's lines naming the saved policies that play across an option (``meta``'s
+    ``option_differences``), wrapped at 80 columns."""
+    lines: list[str] = []
+    for name, differences in meta.get("option_differences", {}).items():
+        played = ", ".join(f"{k}={now!r} (trained at {trained!r})"
+                           for k, (trained, now) in differences.items())
+        lines.extend(textwrap.wrap(f"{label.get(name, name)} plays across {played}", 80))
+    return lines
 
 
 def display_labels(policies: Sequence[str]) -> dict[str, str]:
