@@ -20,7 +20,8 @@ Required members (checked when the spec is built, with one line naming what is m
   format, recorded when it is dealt).
 - ``encoder``: a module (or object) with ``build_layout(num_players) -> Layout`` and
   ``encode(game, seat, out)`` (``core/face.py``'s ``Encoder``). The layout's env id is the
-  spec's (``spec.layout``; an encoder that names one takes it from ``env_id_of(rules)``).
+  spec's (``spec.layout``; an encoder that names one takes it from ``env_id_of(rules)``). An
+  encoder whose layout other options change too also has ``layout_for_options(options)``.
 - ``text``: a module (or object) with ``headline(game)``, ``render(game)`` (the spectator
   table), ``seat_view(game, seat)`` (what one seat may see), ``public_action(game, action,
   viewer)`` (how a viewer sees the action the seat to move takes), ``narrate(before, after)``
@@ -350,7 +351,9 @@ class GameSpec:
     def layout(self, options: Mapping[str, Any]) -> Layout:
         """The observation layout, under this spec's env id (the encoder's, named or not, is
         replaced: a spec over a subclass of another game's rules has its own id)."""
-        layout = self.encoder.build_layout(options["num_players"])
+        for_options = getattr(self.encoder, "layout_for_options", None)
+        layout = (for_options(options) if for_options is not None
+                  else self.encoder.build_layout(options["num_players"]))
         if layout.env_id == self.env_id:
             return layout
         return replace(layout, env_id=self.env_id)

@@ -633,12 +633,18 @@ def _next_seed(rng: np.ndarray, i: int) -> np.int64:
 class Engine(BatchedEngine):
     """Cahoots (cooperative), ``num_envs`` games in lockstep (see the module docstring). Every
     option of the AEC env is played: 1–4 players, ``difficulty``, ``num_goals``,
-    ``multicolour_mode``, ``open_hands`` and both reward modes."""
+    ``multicolour_mode``, ``open_hands`` and both reward modes; but table talk (``talk``): the
+    engine refuses it (``ValueError``), and search rolls out on the reference game then."""
 
     SEGMENTS = SEGMENTS
     ROW_ARRAYS = ("_state", "_bits", "_cards", "_goals", "_history", "redeals", "rng_state")
 
     def __init__(self, spec: GameSpec, options: dict[str, Any], num_envs: int) -> None:
+        if options.get("talk", "none") != "none":  # before the layout check (talk adds segments)
+            self.spec, self.options = spec, dict(options)
+            raise self.unsupported_option(
+                "talk", "'none' (table talk is not available for this option on the batched "
+                "engine)")
         super().__init__(spec, options, num_envs)  # checks SEGMENTS against the layout
         n, p = self.num_envs, self.num_players
         mode = options["multicolour_mode"]

@@ -10,6 +10,11 @@ Strategy, as a careful team player who cannot talk would play:
 3. Do not strand the team: avoid tops on which the next player is likely to hold no legal card
    (certain with open hands), a loss (§1.6).
 
+With table talk (option ``talk``) its convention is: after its play it names the pile of its best
+play on the tops now (``wish pile p`` in the Spanish vocabulary, ``have pile p`` in the Dutch: a
+true signal, the play is legal), or says nothing if it has no play; and it avoids covering a pile
+that a teammate's latest signal names (wish, have or avoid), unless its play completes a goal.
+
 It reads only its observation (through the layout's views) and its action mask; goal predicates
 come from the goal ids shown in the observation and the rules' goal table. Ties are broken by a
 seeded generator, so the bot is deterministic given its seed.
@@ -24,9 +29,13 @@ from typing import Any
 import numpy as np
 
 from cahoots_envs.core.policy import BasePolicy
-from cahoots_envs.games.cahoots_coop.encoder import GOAL_FIELD_OFFSETS, MAX_DRAW_PILE, build_layout
+from cahoots_envs.games.cahoots_coop.encoder import (
+    GOAL_FIELD_OFFSETS,
+    MAX_DRAW_PILE,
+    layout_for_options,
+)
 from cahoots_envs.games.cahoots_coop.goals import KINDS, PILES, satisfied_table
-from cahoots_envs.games.cahoots_coop.rules import GOALS, MATCHES
+from cahoots_envs.games.cahoots_coop.rules import GOALS, MATCHES, TALK_BASE, VOCABULARIES
 
 PLACE = (KINDS**3, KINDS**2, KINDS, 1)  # the tops' code: sum of tops[p] * PLACE[p]
 PLAYABLE_ON = [[k for k in range(KINDS) if MATCHES[k] >> t & 1] for t in range(KINDS)]
@@ -34,6 +43,7 @@ COMPLETE_NOW = 100.0  # per goal completed by the play itself
 REACH_SCALE = 1.5  # cards of weight 1.5 make a goal "probably reachable"
 STRAND = 200.0  # an estimated certain loss of the next player's turn
 OWN_HAND = 0.5  # your own cards: you play again only after the others
+PROTECT = 30.0  # covering a pile a teammate's latest signal names, with a play completing nothing
 
 
 def _counts(values: np.ndarray) -> list[int]:
@@ -45,11 +55,17 @@ class HeuristicPolicy(BasePolicy):
 
     def __init__(self, options: Mapping[str, Any], seed: int | None = None) -> None:
         self.options = dict(options)
-        self.layout = build_layout(self.options["num_players"])
+        self.layout = layout_for_options(self.options)
         self.num_players = int(self.options["num_players"])
         self.rng = np.random.default_rng(seed)
         self._tables = {mode: satisfied_table(GOALS, mode) for mode in ("union", "disjunctive")}
         self._id_at = GOAL_FIELD_OFFSETS["id"]
+        self.talk = str(self.options.get("talk", "none"))
+        # the talk action naming a pile, as the convention sends it, and the signals' geometry
+        self._send = TALK_BASE + 1 + (PILES if self.talk == "dutch" else 0)
+        self._words = 1 + len(VOCABULARIES[self.talk])
+        self._pile_words = [i + 1 for i, (_, names) in enumerate(VOCABULARIES[self.talk])
+                            if names == "pile"]
 
     # ---- reading the observation ---------------------------------------------------------
     def _read(self, observation: np.ndarray) -> dict[str, Any]:
@@ -98,11 +114,40 @@ class HeuristicPolicy(BasePolicy):
 
     def best_actions(self, observation: np.ndarray, action_mask: np.ndarray) -> list[int]:
         """The moves ``act`` breaks its tie among (ascending action ids): the only legal move,
-        the first play that wins at once, or every play of the best score."""
+        the first play that wins at once, or every play of the best score; in a talk decision,
+        the convention's one signal (module docstring)."""
         legal = np.flatnonzero(action_mask).tolist()
         if len(legal) == 1:
             return [int(legal[0])]
+        if legal[0] >= TALK_BASE:
+            return [self._signal(observation)]
+        return self._best_plays(observation, legal)
+
+    def _signal(self, observation: np.ndarray) -> int:
+        """The pile of the lowest of the best plays on the tops now (``my_plays``), named."""
+        plays = np.flatnonzero(self.layout.views(observation)["my_plays"].reshape(-1) > 0.5).tolist()
+        if not plays:
+            return TALK_BASE  # say nothing
+        best = plays if len(plays) == 1 else self._best_plays(observation, plays)
+        return self._send + int(best[0]) % PILES
+
+    def _protected(self, observation: np.ndarray) -> int:
+        """Bit mask of the piles named by the teammates' latest signals (pile words)."""
+        if self.talk == "none":
+            return 0
+        mask = 0
+        for row in self.layout.views(observation)["signals"][1:]:
+            latest = row[0]
+            if latest[0] > 0.5:
+                word = int(np.argmax(latest[1 : 1 + self._words]))
+                if word in self._pile_words:
+                    at = 1 + self._words
+                    mask |= 1 << int(np.argmax(latest[at : at + PILES]))
+        return mask
+
+    def _best_plays(self, observation: np.ndarray, legal: list[int]) -> list[int]:
         s = self._read(observation)
+        protect = self._protected(observation)
         n = self.num_players
         hand, tops, table, visible = s["hand"], s["tops"], s["table"], s["visible"]
         unseen = [2 - hand[k] - s["played"][k] - sum(o[k] for o in s["others"]) for k in range(KINDS)]
@@ -138,6 +183,8 @@ class HeuristicPolicy(BasePolicy):
             score += self._reach(new_tops, code, remaining, weight, table)
             may_draw = n == 1 and s["draw_pile"] > 0
             score -= self._strand_risk(new_tops, known_next, may_draw, unseen, next_size)
+            if protect >> pile & 1 and not done:
+                score -= PROTECT
             if score > best_score + 1e-9:
                 best_score, best = score, [action]
             elif score > best_score - 1e-9:

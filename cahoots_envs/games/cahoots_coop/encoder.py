@@ -11,6 +11,7 @@ the goal deck never appear.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
@@ -28,6 +29,7 @@ from cahoots_envs.games.cahoots_coop.rules import (
     NUM_GOAL_CARDS,
     NUMBERS,
     PILES,
+    VOCABULARIES,
     CahootsCoop,
 )
 
@@ -122,8 +124,34 @@ PLAY_BITS_DONE = [bits | 1 << _COMPLETED_AT for bits in PLAY_BITS]
 PLACE = (KINDS**3, KINDS**2, KINDS, 1)
 
 
+# the features of one talk decision in the `signals` window: (name, width, meaning); the word's
+# width is that of the vocabulary (say nothing first)
+SIGNALS_PER_SEAT = 2  # the window: each seat's last two talk decisions, i.e. the last two laps
+MAX_PLAYS = DECK_SIZE - PILES  # 52
+
+
+def signal_fields(talk: str) -> tuple[tuple[str, int, str], ...]:
+    words = ["say nothing"] + [word for word, _ in VOCABULARIES[talk]]
+    return (
+        ("present", 1, "1 if this slot holds a talk decision"),
+        ("word", len(words), "one-hot: " + ", ".join(f"`{w}`" for w in words)),
+        ("pile", PILES, "the pile it names (0–3), one-hot"),
+        ("goal", NUM_GOAL_CARDS, "the goal it names, one-hot by id in the order of §1.9"),
+        ("age", 1, f"plays made since it / {MAX_PLAYS}"),
+    )
+
+
+def signal_width(talk: str) -> int:
+    return sum(width for _, width, _ in signal_fields(talk))
+
+
+def layout_for_options(options: Mapping[str, Any]) -> Layout:
+    """The layout under ``options``: ``build_layout`` with the talk segments when talk is on."""
+    return build_layout(options["num_players"], options.get("talk", "none"))
+
+
 @cache
-def build_layout(n: int) -> Layout:
+def build_layout(n: int, talk: str = "none") -> Layout:
     segments = [Segment("hand", KINDS, f"own cards, count per kind (two copies), {CARD_DOC}", high=2)]
     if n > 1:
         segments.append(Segment(
@@ -165,6 +193,16 @@ def build_layout(n: int) -> Layout:
         Segment("last_completed", NUM_GOAL_CARDS, "the goals the latest play completed, by id "
                 "(before the first play: the goals met at setup)"),
     ]
+    if talk != "none":  # after every segment of the game without talk, which keep their offsets
+        width = signal_width(talk)
+        segments += [
+            Segment("talk_phase", 1, "1 while the seat to move makes its talk decision (after "
+                    "its play); 0 when a card is to be played"),
+            Segment("signals", n * SIGNALS_PER_SEAT * width, f"the last {SIGNALS_PER_SEAT} talk "
+                    f"decisions of each seat, rows: you, then the others clockwise; per row "
+                    f"its latest first, {width} features each (table below); all zero for one "
+                    "not yet made", shape=(n, SIGNALS_PER_SEAT, width)),
+        ]
     return Layout(ENV_ID, tuple(segments))
 
 
@@ -294,7 +332,13 @@ def encode(game: CahootsCoop, seat: int, out: np.ndarray) -> None:
             tail |= 1 << (lc - pl + goal)
     field = head | fits << mp | block << g | tail << pl
     # one unpack (positional arguments: numpy parses keywords slowly)
-    out[:] = np.unpackbits(np.frombuffer(field.to_bytes(nbytes, "little"), np.uint8), 0, size, "little")
+    unpacked = np.unpackbits(np.frombuffer(field.to_bytes(nbytes, "little"), np.uint8), 0, size, "little")
+    if game.talk == "none":
+        out[:] = unpacked
+    else:
+        out[:size] = unpacked
+        out[size:] = 0
+        encode_talk(game, seat, out, size)
     # counts and fractions over the unpacked bits
     for i in doubles:
         out[i] = 2
@@ -315,3 +359,30 @@ def encode(game: CahootsCoop, seat: int, out: np.ndarray) -> None:
         len(game.completed) / NUM_GOAL_CARDS, game.goals_left / NUM_GOAL_CARDS,
         len(game.goal_deck) / NUM_GOAL_CARDS, game.num_goals / NUM_GOAL_CARDS,
     ]
+
+
+def encode_talk(game: CahootsCoop, seat: int, out: np.ndarray, at: int) -> None:
+    """The talk segments, from ``at`` (the end of the layout without talk): `talk_phase`, then
+    each seat's last ``SIGNALS_PER_SEAT`` talk decisions, latest first."""
+    n = game.num_players
+    width = signal_width(game.talk)
+    words = 1 + len(VOCABULARIES[game.talk])
+    out[at] = float(game.talking)
+    base = at + 1
+    seen = [0] * n
+    turns = len(game.plays)
+    for s, turn, word, target in reversed(game.signals):
+        if seen[s] == SIGNALS_PER_SEAT:
+            if all(count == SIGNALS_PER_SEAT for count in seen):
+                break
+            continue
+        o = base + ((s - seat) % n * SIGNALS_PER_SEAT + seen[s]) * width
+        seen[s] += 1
+        out[o] = 1
+        out[o + 1 + word] = 1
+        if word:
+            if VOCABULARIES[game.talk][word - 1][1] == "pile":
+                out[o + 1 + words + target] = 1
+            else:
+                out[o + 1 + words + PILES + target] = 1
+        out[o + width - 1] = (turns - turn) / MAX_PLAYS

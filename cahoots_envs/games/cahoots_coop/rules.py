@@ -33,6 +33,7 @@ COPIES = 2
 DECK_SIZE = KINDS * COPIES  # 56
 HAND_SIZE = 4
 PHASE_PLAY = "play"
+PHASE_TALK = "talk"
 DIFFICULTIES = ("beginner", "normal", "expert", "insane")
 # §1.1 setup step 4: goals by player count and difficulty (1 player uses the 2-3 row, A6)
 GOALS_BY_DIFFICULTY = {
@@ -46,6 +47,21 @@ MATCHES = [
     sum(1 << t for t in range(KINDS) if t // NUMBERS == k // NUMBERS or t % NUMBERS == k % NUMBERS)
     for k in range(KINDS)
 ]
+
+# table talk (§1.1 Communication, §1.7): the vocabularies of the rulebooks, each a tuple of
+# (word, what it names: a pile or a visible goal); "say nothing" is always allowed too
+TALK_MODES = ("none", "spanish", "dutch")
+VOCABULARIES: dict[str, tuple[tuple[str, str], ...]] = {
+    "none": (),
+    # [ES] which pile I would like to play on, which goal the team should go for next
+    "spanish": (("wish", "pile"), ("aim", "goal")),
+    # [NL] don't play on that pile, I have the right card for that pile, I can complete this goal
+    "dutch": (("avoid", "pile"), ("have", "pile"), ("complete", "goal")),
+}
+# the signals that must be true when said (the action mask enforces them): a fact about the hand
+TRUE_SIGNALS = frozenset({"have", "complete"})
+TALK_BASE = KINDS * PILES  # the first talk action: say nothing; then 4 per word (pile or slot)
+SAY_NOTHING = "say nothing"
 
 LOSS_NO_PLAY = "no legal play"  # §1.6 loss 1
 LOSS_OUT_OF_CARDS = "every card played"  # §1.6 loss 2
@@ -69,12 +85,48 @@ def parse_card(text: str) -> int:
     )
 
 
+def talk_actions(talk: str) -> int:
+    """How many talk actions a vocabulary has: say nothing, and 4 per word (piles or slots)."""
+    words = VOCABULARIES[talk]
+    return 1 + PILES * len(words) if words else 0
+
+
 def goals_in_game(options: Mapping[str, Any]) -> int:
     """G of §1.4 step 1: the table by player count and difficulty, unless ``num_goals`` is set."""
     if options["num_goals"] is not None:
         return int(options["num_goals"])
     row = 1 if options["num_players"] == 4 else 0
     return GOALS_BY_DIFFICULTY[options["difficulty"]][row]
+
+
+def signal_true(word: str, target: int, hand: Sequence[int], tops: Sequence[int],
+                satisfied: Sequence[int]) -> bool:
+    """Whether ``word`` about ``target`` (a pile, or a visible goal's id) is true of ``hand`` on
+    ``tops``: "have" needs a card that may go on the pile, "complete" a play of the hand that
+    meets the goal; every other word is an opinion, always allowed."""
+    if word == "have":
+        top = tops[target]
+        return any(MATCHES[k] >> top & 1 for k in hand)
+    if word == "complete":
+        for p in range(PILES):
+            code = 0
+            for q in range(PILES):
+                code = code * KINDS + (0 if q == p else tops[q])
+            place = KINDS ** (PILES - 1 - p)
+            for k in hand:
+                if MATCHES[k] >> tops[p] & 1 and satisfied[code + k * place] >> target & 1:
+                    return True
+        return False
+    return True
+
+
+def signal_str(talk: str, word: int, target: int) -> str:
+    """A signal in the notation: ``say nothing``, ``wish pile 2``, ``aim SUM_15`` (Spanish),
+    ``avoid pile 2``, ``have pile 2``, ``complete SUM_15`` (Dutch)."""
+    if word == 0:
+        return SAY_NOTHING
+    name, names = VOCABULARIES[talk][word - 1]
+    return f"{name} pile {target}" if names == "pile" else f"{name} {GOALS[target].id}"
 
 
 class CahootsCoop(Game):
@@ -112,6 +164,14 @@ class CahootsCoop(Game):
                 "Lil / Mini Cahoots (§1.8): every hand is visible to every player",
                 choices=(False, True),
             ),
+            Option(
+                "talk", "none",
+                "table talk (§1.1, §1.7): `'none'` (Mum's the word), `'spanish'` (which pile I "
+                "would like to play on, which goal to go for), `'dutch'` (don't play on that "
+                "pile, I have the right card for that pile, I can complete this goal); a talk "
+                "decision follows each play (see Table talk)",
+                choices=TALK_MODES,
+            ),
         )
     )
     DEAL_KEYS = ("start_player", "hands", "piles", "draw_pile", "goals")
@@ -122,11 +182,19 @@ class CahootsCoop(Game):
     )
     CLONED_NESTED_LISTS = ("hands", "piles")
     COOPERATIVE = True
+    # table talk: a game without talk reads these class defaults (see ``__init__``); with talk,
+    # ``signals`` holds every talk decision as (seat, plays made before it, word: 0 for "say
+    # nothing", else 1 + its index in the vocabulary, target: the pile, or the goal's id, or -1)
+    talk: str = "none"
+    signals: tuple[tuple[int, int, int, int], ...] = ()
+    talking: bool = False  # the seat to move makes its talk decision (after its play)
     TEST_VARIANTS = (
         {"num_players": 2, "open_hands": True, "multicolour_mode": "disjunctive"},
         {"num_players": 4, "difficulty": "insane", "open_hands": True},
         {"num_players": 3, "num_goals": 4},  # short games: random play wins some
         {"reward_mode": "points"},
+        {"talk": "spanish"},
+        {"num_players": 2, "talk": "dutch", "difficulty": "beginner"},
     )
     # the strength table: the team's win rate at these difficulties (one network plays both:
     # difficulty changes the number of goals only, not the observation layout or the actions)
@@ -135,11 +203,12 @@ class CahootsCoop(Game):
     # ---- declared ---------------------------------------------------------------------------
     @classmethod
     def num_actions(cls, options: Mapping[str, Any]) -> int:
-        return KINDS * PILES
+        return KINDS * PILES + talk_actions(options.get("talk", "none"))
 
     @classmethod
     def max_game_length(cls, options: Mapping[str, Any]) -> int:
-        return DECK_SIZE - PILES  # one card per turn, four start on the piles (§1.6)
+        plays = DECK_SIZE - PILES  # one card per turn, four start on the piles (§1.6)
+        return plays * 2 if options.get("talk", "none") != "none" else plays  # a talk each
 
     @classmethod
     def full_deck(cls, options: Mapping[str, Any]) -> list[str]:
@@ -153,6 +222,19 @@ class CahootsCoop(Game):
         deal: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None,
     ) -> None:
         n = options["num_players"]
+        talk = options.get("talk", "none")
+        if talk != "none":
+            # only a game with talk holds these three: a game without keeps its 29 attributes
+            if n == 1:
+                raise ValueError(f"talk={talk!r} needs 2 or more players (nobody hears a solo "
+                                 "player); use talk='none' with num_players=1")
+            if options["open_hands"]:
+                raise ValueError(f"talk={talk!r} cannot be combined with open_hands=True: Lil "
+                                 "Cahoots shows every hand, so the restricted signals say "
+                                 "nothing new; use one or the other")
+            self.talk = talk
+            self.signals = ()
+            self.talking = False
         self.num_players = n
         self.rng = rng
         self.mode = options["multicolour_mode"]
@@ -304,7 +386,7 @@ class CahootsCoop(Game):
     # ---- state queries -----------------------------------------------------------------------
     @property
     def phase(self) -> str:
-        return PHASE_PLAY
+        return PHASE_TALK if self.talking else PHASE_PLAY
 
     @property
     def turns(self) -> int:
@@ -332,7 +414,10 @@ class CahootsCoop(Game):
         return any(MATCHES[k] & tops for k in self.hands[seat])
 
     def legal_actions(self) -> list[int]:
-        """§1.5: a card matching the top of a pile in colour or number; id = kind * 4 + pile."""
+        """§1.5: a card matching the top of a pile in colour or number; id = kind * 4 + pile.
+        In a talk decision: say nothing, or a signal of the vocabulary that is true now."""
+        if self.talking:
+            return self.talk_legal()
         t0, t1, t2, t3 = self.tops
         legal = []
         previous = -1
@@ -352,8 +437,33 @@ class CahootsCoop(Game):
                 legal.append(base + 3)
         return legal
 
+    def talk_legal(self) -> list[int]:
+        """The talk actions of the seat to move: say nothing (``TALK_BASE``), and each word of
+        the vocabulary on each pile or visible goal slot, where it is true (``signal_true``)."""
+        legal = [TALK_BASE]
+        hand = self.hands[self.current_player]
+        for i, (word, names) in enumerate(VOCABULARIES[self.talk]):
+            base = TALK_BASE + 1 + i * PILES
+            for t in range(PILES):
+                target = t if names == "pile" else self.visible[t]
+                if target >= 0 and signal_true(word, target, hand, self.tops, self.satisfied):
+                    legal.append(base + t)
+        return legal
+
+    def signal_of(self, action: int) -> tuple[int, int]:
+        """(word: 0 for say nothing, else 1 + its vocabulary index; target: pile, goal id or -1)
+        of a talk action, read in the current state (a goal slot names the goal showing)."""
+        code = action - TALK_BASE
+        if code == 0:
+            return 0, -1
+        i, t = divmod(code - 1, PILES)
+        return i + 1, t if VOCABULARIES[self.talk][i][1] == "pile" else self.visible[t]
+
     # ---- transitions --------------------------------------------------------------------------
     def apply(self, action: int) -> None:
+        if self.talking:
+            self._say(action)
+            return
         self.history.append(action)
         seat = self.current_player
         kind, pile = divmod(action, PILES)
@@ -383,6 +493,20 @@ class CahootsCoop(Game):
         self.played_by |= bit << self.num_players * KINDS if self.played_by & bit else bit
         self.current_player = (seat + 1) % self.num_players
         self._check_end()
+        if self.talk != "none" and not self.is_over:
+            # the player who just played (and drew) makes a talk decision before the next turn
+            self.talking = True
+            self.current_player = seat
+
+    def _say(self, action: int) -> None:
+        """A talk decision: recorded as a public signal; the turn passes clockwise (whether the
+        next player can play was checked after the play: hands do not change meanwhile)."""
+        self.history.append(action)
+        seat = self.current_player
+        word, target = self.signal_of(action)
+        self.signals = (*self.signals, (seat, len(self.plays), word, target))
+        self.talking = False
+        self.current_player = (seat + 1) % self.num_players
 
     def _resolve_goals(self) -> int:
         """§1.5 step 3 / A4: complete every visible goal the tops satisfy, refill the row from
@@ -424,8 +548,14 @@ class CahootsCoop(Game):
 
     # ---- notation ----------------------------------------------------------------------------
     def action_to_str(self, action: int) -> str:
-        if not 0 <= action < KINDS * PILES:
-            raise ValueError(f"action {action} is out of range 0..{KINDS * PILES - 1}")
+        top = TALK_BASE + talk_actions(self.talk)
+        if not 0 <= action < top:
+            raise ValueError(f"action {action} is out of range 0..{top - 1}")
+        if action >= TALK_BASE:
+            word, target = self.signal_of(action)
+            if action > TALK_BASE and target < 0:
+                return f"{VOCABULARIES[self.talk][word - 1][0]} slot {(action - TALK_BASE - 1) % PILES}"
+            return signal_str(self.talk, word, target)
         kind, pile = divmod(action, PILES)
         return f"play {card_str(kind)} on {pile}"
 

@@ -14,6 +14,13 @@ rebuilds each hidden hand's history backwards (before each of its plays that dre
 is a random card of the hand after the draw; the card played goes back in), which is consistent
 with every play by construction. The goal deck is a random ordered draw from the goals not yet
 seen. The actions are the game's own history (all public).
+
+With table talk the seat that must hold a legal card is the next to play (in a talk decision,
+the seat after the one talking), and the true signals (``TRUE_SIGNALS``: "I have the right card
+for that pile", "I can complete this goal") bind the hidden hands: a world is drawn again (its
+hands' histories first, then the whole deal) until every true signal of a hidden seat holds of
+that seat's hand when it was said, so the world replays legally (the signals are in its actions).
+Opinions (wish, aim, avoid) bind nothing.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from cahoots_envs.core.search import World
 from cahoots_envs.games.cahoots_coop.bot import (
     COMPLETE_NOW,
     OWN_HAND,
+    PROTECT,
     REACH_SCALE,
     STRAND,
     HeuristicPolicy,
@@ -41,8 +49,13 @@ from cahoots_envs.games.cahoots_coop.rules import (
     LOSS_NO_PLAY,
     MATCHES,
     NUM_GOAL_CARDS,
+    PILES,
+    TALK_BASE,
+    TRUE_SIGNALS,
+    VOCABULARIES,
     CahootsCoop,
     parse_card,
+    signal_true,
 )
 
 __all__ = ["DEFAULTS", "FastBot", "knowledge", "sample_world", "value", "worth_searching"]
@@ -96,7 +109,7 @@ def knowledge(game: CahootsCoop, seat: int) -> tuple[Any, ...]:
     return (
         game.num_players, seat, game.open_hands, game.mode, game.num_goals,
         deal["start_player"], tuple(deal["piles"]), len(deal["draw_pile"]),
-        tuple(game.history), tuple(tuple(h) for h in hands), tuple(draws),
+        tuple(game.history), game.talking, tuple(tuple(h) for h in hands), tuple(draws),
         tuple(deal["goals"][:revealed]), tuple(game.visible), tuple(game.completed),
         len(game.goal_deck), len(game.draw_pile), len(game.box),
         tuple(tuple(game.hands[s]) for s in seen), tuple(len(h) for h in game.hands),
@@ -111,13 +124,33 @@ def _shuffle(items: list[int], random01: Any) -> None:
         items[i], items[j] = items[j], items[i]
 
 
-def sample_world(game: CahootsCoop, seat: int, rng: np.random.Generator) -> World:
-    """A world consistent with what ``seat`` knows, drawn with ``rng`` (module docstring)."""
-    seed = int(rng.integers(_SEED_BOUND))
-    random01 = random.Random(seed).random
-    n = game.num_players
-    seen, dealt, draws = _known_receipts(game, seat)
-    hidden = [s for s in range(n) if s not in seen]
+_WORLD_TRIES = 1000  # whole deals drawn at most for one world (true signals reject some)
+_HISTORY_TRIES = 32  # a hidden hand's history drawn at most before its deal is drawn again
+
+
+def _next_to_play(game: CahootsCoop) -> int:
+    """The seat whose play comes next: the seat to move, or after a talk decision the next."""
+    if game.talking:
+        return (game.current_player + 1) % game.num_players
+    return game.current_player
+
+
+def _bound_signals(game: CahootsCoop, hidden: list[int]) -> dict[int, list[tuple[str, int]]]:
+    """The true signals of hidden seats by the play they followed (index into ``plays``):
+    (word, target)."""
+    bound: dict[int, list[tuple[str, int]]] = {}
+    words = VOCABULARIES[game.talk]
+    for s, turn, word, target in game.signals:
+        if word and s in hidden and words[word - 1][0] in TRUE_SIGNALS:
+            bound.setdefault(turn - 1, []).append((words[word - 1][0], target))
+    return bound
+
+
+def _deal_hidden(game: CahootsCoop, seen: list[int], hidden: list[int], random01: Any,
+                 ) -> tuple[dict[int, list[int]], list[int], list[int]]:
+    """The unseen cards dealt to the hidden hands (the next to play holding a legal card, the
+    loser none), the draw pile (its end the top) and the box."""
+    mover = _next_to_play(game)
     hands = game.hands
     # the unseen cards: the deck less the piles (covered cards included) and the hands in view
     count = [COPIES - p for p in game.played]
@@ -143,8 +176,8 @@ def sample_world(game: CahootsCoop, seat: int, rng: np.random.Generator) -> Worl
         pool[start:start] = loser_hand
     else:
         _shuffle(pool, random01)
-        if game.current_player in hidden:
-            at = hidden.index(game.current_player)
+        if mover in hidden:
+            at = hidden.index(mover)
             start = sum(sizes[:at])
             end = start + sizes[at]
             tries = 0
@@ -165,23 +198,77 @@ def sample_world(game: CahootsCoop, seat: int, rng: np.random.Generator) -> Worl
     draw_size = len(game.draw_pile)
     draw_pile = pool[at : at + draw_size]  # the end of the list is the top
     box = sorted(pool[at + draw_size :])
-    # each hidden hand's history, backwards from now: before a play that drew, the drawn card is
-    # a random card of the hand after the draw; the card played goes back into the hand
-    if hidden:
-        drawn = len(draws)
-        turns: dict[int, list[int]] = {s: [] for s in hidden}
-        for i, play in enumerate(game.plays):
-            if play[0] in turns:
-                turns[play[0]].append(i)
-        plays = game.plays
-        for s in hidden:
+    return current, draw_pile, box
+
+
+def _histories(game: CahootsCoop, hidden: list[int], current: dict[int, list[int]],
+               draws: list[int], bound: dict[int, list[tuple[str, int]]], random01: Any,
+               ) -> tuple[dict[int, list[int]], list[int]] | None:
+    """Each hidden hand's history, backwards from now: before a play that drew, the drawn card
+    is a random card of the hand after the draw; the card played goes back into the hand. The
+    dealt hidden hands and every draw; None if a true signal fails every try (``bound``)."""
+    dealt: dict[int, list[int]] = {}
+    if not hidden:
+        return dealt, draws
+    drawn = len(draws)
+    turns: dict[int, list[int]] = {s: [] for s in hidden}
+    for i, play in enumerate(game.plays):
+        if play[0] in turns:
+            turns[play[0]].append(i)
+    plays = game.plays
+    tops = _tops_after(game) if bound else []
+    for s in hidden:
+        for _ in range(_HISTORY_TRIES):
             hand = list(current[s])
+            ok = True
             for i in reversed(turns[s]):
+                # the hand after this play's draw said these
+                if i in bound and not all(signal_true(word, target, hand, tops[i], game.satisfied)
+                                          for word, target in bound[i]):
+                    ok = False
+                    break
                 if i < drawn:
                     draws[i] = hand.pop(int(random01() * len(hand)))
                 hand.append(plays[i][1])
-            hand.sort()
-            dealt[s] = hand
+            if ok:
+                break
+        else:
+            return None
+        hand.sort()
+        dealt[s] = hand
+    return dealt, draws
+
+
+def _tops_after(game: CahootsCoop) -> list[list[int]]:
+    """The pile tops after each play."""
+    tops = [_CARD_INDEX[c] for c in game.deals[0]["piles"]]
+    after = []
+    for _, kind, pile, _, _ in game.plays:
+        tops = list(tops)
+        tops[pile] = kind
+        after.append(tops)
+    return after
+
+
+def sample_world(game: CahootsCoop, seat: int, rng: np.random.Generator) -> World:
+    """A world consistent with what ``seat`` knows, drawn with ``rng`` (module docstring)."""
+    seed = int(rng.integers(_SEED_BOUND))
+    random01 = random.Random(seed).random
+    n = game.num_players
+    seen, dealt, draws = _known_receipts(game, seat)
+    hidden = [s for s in range(n) if s not in seen]
+    bound = _bound_signals(game, hidden)
+    for _ in range(_WORLD_TRIES):
+        current, draw_pile, box = _deal_hidden(game, seen, hidden, random01)
+        histories = _histories(game, hidden, current, list(draws), bound, random01)
+        if histories is not None:
+            break
+    else:  # pragma: no cover - the true deal always qualifies; a draw this unlucky is not seen
+        raise RuntimeError(f"no world consistent with the true signals found in {_WORLD_TRIES} "
+                           "draws")
+    for s, hand in histories[0].items():
+        dealt[s] = hand
+    draws = histories[1]
     # the goal deck: an ordered draw from the goals nobody has seen
     deck_size = len(game.goal_deck)
     deck: list[int] = []
@@ -220,8 +307,9 @@ def value(game: CahootsCoop, seat: int) -> float:
 
 
 def worth_searching(game: CahootsCoop, seat: int) -> bool:
-    """The endgame only: at most ``ENDGAME_DRAW_PILE`` cards left to draw (a public count)."""
-    return not game.is_over and len(game.draw_pile) <= ENDGAME_DRAW_PILE
+    """The endgame only: at most ``ENDGAME_DRAW_PILE`` cards left to draw (a public count); a
+    talk decision never (the blueprint's signal is played: rollouts score plays, not words)."""
+    return not game.is_over and not game.talking and len(game.draw_pile) <= ENDGAME_DRAW_PILE
 
 
 # ---- the fast bot -----------------------------------------------------------------------------
@@ -304,12 +392,40 @@ class FastBot:
         legal = game.legal_actions()
         if len(legal) == 1:
             return legal
+        if game.talking:
+            return [_signal(game)]
         if game.num_players > 1 and not game.open_hands:
-            return _best_hidden(game, legal)
+            return _best_hidden(game, legal, _protected(game) if game.signals else 0)
         return _best_general(game, legal)
 
 
-def _best_hidden(game: CahootsCoop, legal: list[int]) -> list[int]:
+def _protected(game: CahootsCoop) -> int:
+    """Bit mask of the piles named by the other seats' latest signals (pile words), as
+    ``HeuristicPolicy._protected`` reads them."""
+    words = VOCABULARIES[game.talk]
+    latest: dict[int, tuple[int, int]] = {}
+    for s, _, word, target in game.signals:
+        latest[s] = (word, target)
+    mask = 0
+    for s, (word, target) in latest.items():
+        if s != game.current_player and word and words[word - 1][1] == "pile":
+            mask |= 1 << target
+    return mask
+
+
+def _signal(game: CahootsCoop) -> int:
+    """The bot's talk decision (``HeuristicPolicy._signal``): the pile of the lowest of its best
+    plays on the tops now, named (``wish`` or ``have``); say nothing without a play."""
+    tops = game.tops
+    plays = [k * PILES + p for k in sorted(set(game.hands[game.current_player]))
+             for p in range(PILES) if MATCHES[k] >> tops[p] & 1]
+    if not plays:
+        return TALK_BASE
+    best = plays if len(plays) == 1 else _best_hidden(game, plays, _protected(game))
+    return TALK_BASE + 1 + (PILES if game.talk == "dutch" else 0) + best[0] % PILES
+
+
+def _best_hidden(game: CahootsCoop, legal: list[int], protect: int = 0) -> list[int]:
     """Hidden hands, two or more players: every weight is unseen[k] + my_hand[k] / 2, so twice
     it is a small int, a goal's weight a sum over bit planes and the reach term a table entry."""
     seat = game.current_player
@@ -396,6 +512,8 @@ def _best_hidden(game: CahootsCoop, legal: list[int]) -> list[int]:
             alive = MATCHES[a] | MATCHES[b] | MATCHES[c] | MATCHES[d]
             dead = (one & ~alive).bit_count() + (two & ~alive).bit_count()
             score -= STRAND * (dead / total) ** next_size
+        if protect >> pile & 1 and not done:
+            score -= PROTECT
         if score > best_score + _EPS:
             best_score = score
             best = [action]
