@@ -15,7 +15,9 @@ Rows (every lineup of a row plays the same deals: game g is dealt by seed ``--se
 
 Each finished game is appended to ``--out`` at once (default
 ``benchmarks/results/search_strength.jsonl``); a rerun skips the games already there, so an
-interrupted run continues where it stopped. ``--candidate`` measures another search spec (e.g.
+interrupted run continues where it stopped. ``--paired A B`` prints, per row and opponent, the
+mean paired difference of lineup ``A``'s figure minus lineup ``B``'s over the games both played
+(the same deals), with its 95% interval. ``--candidate`` measures another search spec (e.g.
 ``search@worlds=16:heuristic``); each spec is its own lineup in the file. ``--opponent`` puts
 another policy in the three other seats of the competitive rows (default ``heuristic``; e.g.
 ``--opponent zoo:kansas_city --candidate search`` for search against three zoo networks: the
@@ -187,6 +189,29 @@ def summary(records: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def paired(records: list[dict[str, Any]], first: str, second: str) -> str:
+    """The ``--paired`` lines: per row and opponent, ``first``'s figure minus ``second``'s on
+    the games both lineups played."""
+    by: dict[tuple[str, str], dict[str, dict[int, float]]] = defaultdict(
+        lambda: defaultdict(dict))
+    for r in records:
+        by[(r["row"], opponent_of(r))][r["candidate"]][r["game"]] = r["score"]
+    lines = []
+    for (row, opp), lineups in by.items():
+        a, b = lineups.get(first, {}), lineups.get(second, {})
+        games = sorted(a.keys() & b.keys())
+        if len(games) < 2:
+            continue
+        diffs = [a[g] - b[g] for g in games]
+        mean = sum(diffs) / len(diffs)
+        half = 1.96 * math.sqrt(sum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1)
+                                / len(diffs))
+        against = f" against 3 {opp}" if opp else ""
+        lines.append(f"{row}{against}: {first} - {second} = {mean:+.3f} "
+                     f"({mean - half:+.3f} to {mean + half:+.3f}) over {len(games)} games")
+    return "\n".join(lines)
+
+
 def with_engine(candidate: str, path: str) -> str:
     """``candidate`` (a search spec) with the setting ``engine=path``."""
     head, colon, blueprint = candidate.partition(":")
@@ -273,6 +298,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=1, help="processes (results do not depend on it)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--summary", action="store_true", help="print the table and stop")
+    parser.add_argument("--paired", nargs=2, metavar=("A", "B"),
+                        help="print lineup A's figure minus lineup B's, paired by game, and stop")
     parser.add_argument("--paths", type=int, default=0, metavar="N",
                         help="time the candidate's rollouts on the reference game and on the "
                         "batched engine over the searched decisions of N games per row, print "
@@ -292,6 +319,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"cannot write results to {args.out}: {e.strerror}")
     if args.summary:
         print(summary(read_done(args.out)))
+        return 0
+    if args.paired:
+        print(paired(read_done(args.out), *args.paired) or "no games played by both lineups")
         return 0
     import cahoots_envs
 

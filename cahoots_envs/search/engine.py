@@ -166,8 +166,9 @@ class EngineRollouts:
             moves = np.asarray(job.legal, np.int64)
             for j in range(w):
                 mask = loader.mask[k + j]
-                if int(loader.to_move[k + j]) != job.seat or int(mask.sum()) != m or \
-                        not mask[moves].all():
+                count = int(mask.sum())  # the world's legal moves; the job's may be fewer
+                if int(loader.to_move[k + j]) != job.seat or not mask[moves].all() or \
+                        count != m and count != len(job.worlds[j].game.legal_actions()):
                     raise RuntimeError(f"{self.spec.env_id}: world {job.first + j} did not "
                                        f"replay to seat {job.seat}'s decision with its {m} "
                                        f"legal moves")

@@ -22,7 +22,10 @@ Knobs (``SearchPolicy(..., **knobs)``, or in a spec: ``search@worlds=16,gate=2.5
 - ``worlds``: worlds drawn first (default per game, see each game's ``DEFAULTS``)
 - ``max_worlds``: most worlds a decision may draw
 - ``max_rollouts``: most rollouts a decision may run (worlds x legal moves)
-- ``max_candidates``: decisions with more legal moves are not searched
+- ``max_candidates``: decisions with more candidate moves are not searched
+- ``narrow``: search only the game's candidate moves where its world sampler names them
+  (``candidates(options, legal, blueprint_move)``: Texas Euchre's draw turns), not every legal
+  move (default True; ``label_positions`` searches every legal move)
 - ``gate``: standard errors the paired gain must exceed to leave the blueprint's move
 - ``search_all``: search every decision with 2..max_candidates legal moves, not only those the
   game's ``worth_searching`` picks (default False)
@@ -70,13 +73,15 @@ GENERIC_DEFAULTS: dict[str, Any] = {
     "max_candidates": 12,
     "gate": 2.0,
     "search_all": False,
+    "narrow": True,
     "time_limit": None,
     "rollout": "blueprint",
     "engine": "auto",
 }
 KNOB_TYPES: dict[str, type] = {
     "worlds": int, "max_worlds": int, "max_rollouts": int, "max_candidates": int,
-    "gate": float, "search_all": bool, "time_limit": float, "rollout": str, "engine": str,
+    "gate": float, "search_all": bool, "narrow": bool, "time_limit": float, "rollout": str,
+    "engine": str,
 }
 ROLLOUT_CHOICES = ("blueprint", "heuristic")
 ENGINE_CHOICES = ("auto", "batched", "reference")
@@ -290,6 +295,9 @@ class SearchPolicy(BasePolicy):
         searched = False
         legal = infoset.legal
         s = self.settings
+        narrow = getattr(self.sampler, "candidates", None)
+        if s["narrow"] and narrow is not None and len(legal) >= 2:
+            legal = narrow(self.options, legal, move)
         if 2 <= len(legal) <= s["max_candidates"] and (s["search_all"] or infoset.worth_searching()):
             seed = int(self._rng.integers(2**62))
             choice = self._search(infoset, legal, move, seed, start)

@@ -54,7 +54,8 @@ FACE_NAMES = tuple(face_str(f) for f in range(FACES))
 DISCARD, THROW, PLAY = 0, 1, 2
 
 # search settings: play decisions have at most H candidates and short rollouts (the rest of the
-# round's tricks); draw decisions are searched only near the end of the pile (few legal moves)
+# round's tricks); draw turns are searched among at most H + 1 candidates (``candidates``: of the
+# 2^H discards, those of the k lowest cards) and roll out to the end of the round
 DEFAULTS: dict[str, Any] = {
     "worlds": 8,
     "max_worlds": 32,
@@ -531,8 +532,19 @@ def value(game: TexasEuchre, seat: int) -> float:
 
 
 def worth_searching(game: TexasEuchre, seat: int) -> bool:
-    """Tricks (at most H candidates), and draw turns once the pile is shorter than a hand (the
-    legal moves are then few: throw down or a small discard)."""
-    if game._phase == PHASE_PLAY:
-        return True
-    return len(game.draw_pile) < game.hand_size
+    """Every decision: tricks (at most H candidates) and draw turns (searched among
+    ``candidates``: at most H + 1)."""
+    return True
+
+
+def candidates(options: Mapping[str, Any], legal: list[int], blueprint_move: int) -> list[int]:
+    """The moves a search compares among ``legal`` (ascending): every card at a trick; at a
+    draw turn the throw down, the discards of the k lowest cards for each k allowed (the hand's
+    positions are in rank order; the action ``(1 << k) - 1``) and the blueprint's move. Those
+    discards are the ones the heuristic chooses among, and a discard of the k lowest cards keeps
+    the higher cards for the tricks and adds the least to the stake: the other 2^H - H - 1
+    subsets are not searched."""
+    throw = 1 << HAND_SIZE[int(options["num_players"])]
+    if legal[-1] > throw:  # trick plays
+        return legal
+    return [a for a in legal if a == throw or a == blueprint_move or not a & (a + 1)]

@@ -9,10 +9,30 @@ from typing import Any, cast
 import numpy as np
 import pytest
 
+import cahoots_envs
 from cahoots_envs.games.texas_euchre import search
-from cahoots_envs.games.texas_euchre.rules import PHASE_PLAY, TexasEuchre, parse_face
+from cahoots_envs.games.texas_euchre.rules import (
+    HAND_SIZE,
+    PHASE_DRAW,
+    PHASE_FINAL_LAP,
+    PHASE_FIRST_TURN,
+    PHASE_PLAY,
+    TexasEuchre,
+    parse_face,
+)
+from cahoots_envs.games.texas_euchre.search import FastBot
+from cahoots_envs.search import Infoset, SearchPolicy
 from tests.conftest import env_options, variant_id
-from tests.search_checks import check_fast_bot, check_worlds, record_game, variants
+from tests.search_checks import (
+    SearchCaches,
+    check_fast_bot,
+    check_worlds,
+    fingerprint,
+    record_game,
+    redealt_twin,
+    replay,
+    variants,
+)
 
 ENV = "texas_euchre"
 VARIANTS: list[dict[str, Any]] = variants(TexasEuchre)
@@ -152,10 +172,100 @@ def test_value_between_rounds() -> None:
     assert search.value(tied, 1) > search.value(tied, 0)
 
 
-def test_worth_searching_tricks_and_the_end_of_the_pile() -> None:
-    game = TexasEuchre(env_options(ENV, num_players=4), np.random.default_rng(0), None)
-    assert not search.worth_searching(game, game.current_player)
-    game.draw_pile = game.draw_pile[:2]
-    assert search.worth_searching(game, game.current_player)
-    play = _game_at({"num_players": 4}, 5, 0, PHASE_PLAY)
+# ---- the draw phase -------------------------------------------------------------------------------
+DRAW_PHASES = (PHASE_FIRST_TURN, PHASE_DRAW, PHASE_FINAL_LAP)
+
+
+def _draw_turns(options: dict[str, Any], seeds: list[int]) -> list[TexasEuchre]:
+    """One recorded heuristic game state per draw phase and seed, in the second round or later
+    (the sampler then also rebuilds a whole round's hidden draws)."""
+    found = []
+    for seed in seeds:
+        games, _ = record_game(ENV, env_options(ENV, **options), seed)
+        for phase in DRAW_PHASES:
+            found.append(next(g for g in cast(list[TexasEuchre], games) if not g.is_over
+                              and len(g.round_points) >= 1 and g.phase == phase))
+    return found
+
+
+@pytest.mark.parametrize("n", [4, 6])
+def test_draw_turn_candidates(n: int) -> None:
+    """At a draw turn the search compares the throw down (where legal), the discards of the k
+    lowest cards for every k allowed and the blueprint's move; at a trick, every card."""
+    options = env_options(ENV, num_players=n)
+    h = HAND_SIZE[n]
+    throw = 1 << h
+    for game in _draw_turns({"num_players": n}, [1, 2]):
+        legal = game.legal_actions()
+        lo = 0 if game.phase == PHASE_FINAL_LAP else 1
+        hi = min(h, len(game.draw_pile))
+        lowest = [(1 << k) - 1 for k in range(lo, hi + 1)]
+        thrown = [throw] if game.phase == PHASE_DRAW else []
+        assert search.candidates(options, legal, lowest[-1]) == lowest + thrown
+        assert set(lowest + thrown) <= set(legal) and len(legal) > len(lowest) + len(thrown)
+        other = next(a for a in legal if a & (a + 1))  # not a discard of the lowest cards
+        assert search.candidates(options, legal, other) == sorted(lowest + thrown + [other])
+        bot = FastBot(options).act_state(game)
+        assert bot in search.candidates(options, legal, bot)
+        assert search.worth_searching(game, game.current_player)
+    play = _game_at({"num_players": n}, 5, 0, PHASE_PLAY)
     assert search.worth_searching(play, play.current_player)
+    legal = play.legal_actions()
+    assert search.candidates(options, legal, legal[0]) == legal
+
+
+def test_draw_turns_are_searched_among_their_candidates() -> None:
+    """A search bot searches a draw turn among its candidates, on the engine with the reference
+    path's values; with ``narrow=false`` it has too many moves to search (2^H - 1 discards)."""
+    options = env_options(ENV, num_players=4)
+    spec = cahoots_envs.game_spec("texas_euchre-v1")
+    for game in _draw_turns({"num_players": 4}, [3]):
+        info = Infoset(game, game.current_player, spec, options)
+        values = {}
+        for path in ("auto", "reference"):
+            bot = SearchPolicy(ENV, options, seed=7, engine=path, worlds=4, max_worlds=4)
+            move = bot.act_infoset(info)
+            assert bot.stats.searched == 1 and bot.last_search is not None
+            legal, values[path] = bot.last_search
+            blueprint = FastBot(options).act_state(game)
+            assert legal == search.candidates(options, info.legal, blueprint)
+            assert move in legal and values[path].shape == (4, len(legal))
+        assert np.allclose(values["auto"], values["reference"], atol=1e-6)
+        wide = SearchPolicy(ENV, options, seed=7, narrow=False)
+        wide.act_infoset(info)
+        assert wide.stats.searched == 0 and len(info.legal) > wide.settings["max_candidates"]
+
+
+@pytest.mark.parametrize("n", [3, 6])
+def test_draw_turn_worlds_and_decisions_depend_on_what_the_seat_knows(n: int) -> None:
+    """At draw turns of later rounds: every world's history replays to the seat's observations
+    and the world's own state, and a searched decision is the same in a twin whose every hidden
+    card (deals, others' draws, the pile) was dealt afresh."""
+    opts = env_options(ENV, num_players=n, target_score=60)
+    spec = cahoots_envs.game_spec("texas_euchre-v1")
+    caches = SearchCaches(spec)
+    size = spec.layout(opts).size
+    checked = 0
+    for seed in (4, 5):
+        games, seen = record_game(ENV, opts, seed)
+        for phase in DRAW_PHASES:
+            t = next(i for i, g in enumerate(games) if not g.is_over
+                     and len(g.round_points) >= 1 and g.phase == phase)
+            game, seat = games[t], games[t].current_player
+            for k in range(3):
+                world = search.sample_world(game, seat, np.random.default_rng([seed, t, k]))
+                assert len(world.actions) == t
+                replayed = replay(spec, opts, world, seat, seen)
+                assert fingerprint(replayed, size) == fingerprint(world.game, size)
+            twin = redealt_twin(spec, opts, search, games, seen, t, seat,
+                                np.random.default_rng([seed, t, 9]))
+
+            def decide(at: TexasEuchre) -> tuple[Any, ...]:
+                bot = SearchPolicy(ENV, opts, seed=t, worlds=3, max_worlds=6)
+                move = bot.act_infoset(Infoset(at, seat, spec, opts))
+                assert bot.last_search is not None
+                return move, bot.last_search[0], bot.last_search[1].tolist()
+
+            assert caches.fresh(lambda: decide(game)) == caches.fresh(lambda: decide(twin))
+            checked += 1
+    assert checked == 6
