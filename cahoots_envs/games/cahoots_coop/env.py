@@ -124,6 +124,7 @@ in `goals.json`.
 | `num_goals` | `None` | an int from 1 to 50 or one of None | play with this many goals instead (overrides `difficulty`) | may differ |
 | `multicolour_mode` | `'union'` | one of 'union', 'disjunctive' | goals naming several colours (§1.10 A2): `'union'` pools them (Spanish/English rules), `'disjunctive'` needs the goal to hold for one of them alone (Dutch) | must match |
 | `open_hands` | `False` | one of False, True | Lil / Mini Cahoots (§1.8): every hand is visible to every player | must match |
+| `talk` | `'none'` | one of 'none', 'spanish', 'dutch' | table talk (§1.1, §1.7): `'none'` (Mum's the word), `'spanish'` (which pile I would like to play on, which goal to go for), `'dutch'` (don't play on that pile, I have the right card for that pile, I can complete this goal); a talk decision follows each play (see Table talk) | must match |
 <!-- /options-table -->
 
 ## Observation
@@ -259,7 +260,59 @@ checks this on random games of every player count and variant). Its layout is de
 | 0–111 | `play 5G on 2` | play a card of kind k onto pile p (0–3, left to right); id = 4·k + p, k = `colour*7 + number-1` |
 
 Two copies of one card in a hand are the same action. `env.unwrapped.action_to_str(a)` and
-`str_to_action(text)` convert.
+`str_to_action(text)` convert. With table talk (below) the talk actions follow: 121 actions with
+`talk='spanish'`, 125 with `talk='dutch'`.
+
+## Table talk
+
+The option `talk` adds the restricted talk of the rulebooks (docs/rules/cahoots_coop.md §1.1,
+§1.7). The default, `'none'`, is *Mum's the word*: exactly the game without the option (the same
+env id, version, observation layout and fingerprint, actions and logs). A talk mode is a rule
+variant: a saved policy may not cross it (its layout and actions differ too).
+
+**Turn order.** After each play (and its draw), unless the game has ended, the player who played
+makes one talk decision: say nothing, or one signal of the vocabulary. The turn then passes
+clockwise. The phase is `talk` during that decision (`game.phase`, the observation's
+`talk_phase`); a game has at most 104 decisions instead of 52. Speaking after one's own play
+lets a signal reach every teammate before they play.
+
+| ids | text | vocabulary | meaning | must be true |
+|---|---|---|---|---|
+| 112 | `say nothing` | both | no signal | – |
+| 113–116 | `wish pile 2` | `'spanish'` | I would like to play on pile p | no (an opinion) |
+| 117–120 | `aim SUM_15` | `'spanish'` | the team should go for this goal (visible slot 0–3) | no |
+| 113–116 | `avoid pile 2` | `'dutch'` | don't play on pile p | no |
+| 117–120 | `have pile 2` | `'dutch'` | I have the right card for pile p | yes: a card of the hand may go on it now |
+| 121–124 | `can complete SUM_15` | `'dutch'` | I can complete this goal (visible slot 0–3) | yes: a legal play of the hand completes it now |
+
+**True signals.** The two facts about a hand are enforced by the action mask: they are legal
+only when true at the time they are said; the opinions (wish, aim, avoid) are free. No signal
+names a number or colour: "I have the right card for that pile" says exactly that. The world
+sampler (search) deals only worlds in which every true signal of a hidden seat held of its hand
+when said (a hand's history is drawn again, then the whole deal, until they hold), so each world
+replays legally; the opinions bind nothing.
+
+**Observation.** Two segments after all the others (whose indices do not move): `talk_phase` (1)
+and `signals` (N×2×W): a window of each seat's last two talk decisions, rows you, then the others
+clockwise, latest first; W = 1 (present) + the vocabulary's words with *say nothing* (3 Spanish, 4
+Dutch) + 4 (the pile named) + 50 (the goal named, by id) + 1 (age: plays made since / 52). Older
+decisions drop out of the window (every signal is in the game log). In the global state `signals`
+is by absolute seat. The text table and seat view show each seat's latest signal and the turn it
+followed (`talk (spanish): player_0 (you) wish pile 2 (turn 1)`); the browser view model has
+`talk` and `signals`. Signals are actions: game logs record them (`"phase": "talk"`) and replay
+them.
+
+**Not combined.** `talk` with `open_hands=True` is refused (Lil Cahoots shows every hand, so the
+restricted signals say nothing new), and with one player (nobody hears); both raise
+`ValueError` at the deal. The batched engine refuses `talk` other than `'none'` (`ValueError`:
+not available for this option); the search bot then rolls out on the reference game, and never
+searches a talk decision (it plays its blueprint's signal).
+
+**The team bot's convention.** After its play the bot names the pile of its best play on the tops
+now (`wish pile p`, or `have pile p` in Dutch: true, as the play is legal), or says nothing
+without a play; when choosing a play it avoids covering a pile named by a teammate's latest signal
+(wish, have or avoid) unless the play completes a goal. The search module's fast bot makes the
+same choices from the game state.
 
 ## Rewards
 
@@ -384,6 +437,9 @@ about 1 s cached (imports included).
   policy is refused). v0 game logs still replay under v1, since the rules are those of v0. Code
   that reads the observation through `layout.views(obs)` by segment name keeps working; the team
   bot chooses exactly as under v0.
+- v1, option `talk` (table talk, above): added without a version change, as its default
+  `'none'` is the game as before (the same layout, actions and logs); with a vocabulary the
+  layout gains `talk_phase` and `signals` and the actions gain the talk actions.
 """
 
 from __future__ import annotations

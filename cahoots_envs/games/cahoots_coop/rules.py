@@ -56,10 +56,10 @@ VOCABULARIES: dict[str, tuple[tuple[str, str], ...]] = {
     # [ES] which pile I would like to play on, which goal the team should go for next
     "spanish": (("wish", "pile"), ("aim", "goal")),
     # [NL] don't play on that pile, I have the right card for that pile, I can complete this goal
-    "dutch": (("avoid", "pile"), ("have", "pile"), ("complete", "goal")),
+    "dutch": (("avoid", "pile"), ("have", "pile"), ("can complete", "goal")),
 }
 # the signals that must be true when said (the action mask enforces them): a fact about the hand
-TRUE_SIGNALS = frozenset({"have", "complete"})
+TRUE_SIGNALS = frozenset({"have", "can complete"})
 TALK_BASE = KINDS * PILES  # the first talk action: say nothing; then 4 per word (pile or slot)
 SAY_NOTHING = "say nothing"
 
@@ -102,12 +102,12 @@ def goals_in_game(options: Mapping[str, Any]) -> int:
 def signal_true(word: str, target: int, hand: Sequence[int], tops: Sequence[int],
                 satisfied: Sequence[int]) -> bool:
     """Whether ``word`` about ``target`` (a pile, or a visible goal's id) is true of ``hand`` on
-    ``tops``: "have" needs a card that may go on the pile, "complete" a play of the hand that
+    ``tops``: "have" needs a card that may go on the pile, "can complete" a play of the hand that
     meets the goal; every other word is an opinion, always allowed."""
     if word == "have":
         top = tops[target]
         return any(MATCHES[k] >> top & 1 for k in hand)
-    if word == "complete":
+    if word == "can complete":
         for p in range(PILES):
             code = 0
             for q in range(PILES):
@@ -122,7 +122,7 @@ def signal_true(word: str, target: int, hand: Sequence[int], tops: Sequence[int]
 
 def signal_str(talk: str, word: int, target: int) -> str:
     """A signal in the notation: ``say nothing``, ``wish pile 2``, ``aim SUM_15`` (Spanish),
-    ``avoid pile 2``, ``have pile 2``, ``complete SUM_15`` (Dutch)."""
+    ``avoid pile 2``, ``have pile 2``, ``can complete SUM_15`` (Dutch)."""
     if word == 0:
         return SAY_NOTHING
     name, names = VOCABULARIES[talk][word - 1]

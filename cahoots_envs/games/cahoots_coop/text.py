@@ -10,21 +10,30 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from cahoots_envs.core.text import count_cards, who, wrap
-from cahoots_envs.games.cahoots_coop.rules import COLOUR_NAMES, COLOURS, PILES, card_str
+from cahoots_envs.games.cahoots_coop.rules import (
+    COLOUR_NAMES,
+    COLOURS,
+    PILES,
+    card_str,
+    signal_str,
+)
 
 if TYPE_CHECKING:
     from cahoots_envs.games.cahoots_coop.rules import CahootsCoop
 
+# (the talk decisions list their moves when asked: say nothing, wish pile 2, aim SUM_15 with
+# talk='spanish'; avoid pile 2, have pile 2, can complete SUM_15 with talk='dutch')
 MOVE_EXAMPLES = ("play 5G on 2 (piles 0-3, left to right)",)
 # the notation's words, which ``cahoots play`` reads to help with a mistyped move: every word a
 # move begins with and its kind ("cards": the cards it names follow; "hand": several cards of
 # one's own hand follow; "word": a move of fixed words), and the other words that are not cards
-VERBS = {"play": "cards"}
+VERBS = {"play": "cards", "say": "word", "wish": "word", "aim": "word", "avoid": "word",
+         "have": "word", "can": "word"}
 NOT_CARDS = ("ON",)  # play 5G on 2
 
 __all__ = [
-    "MOVE_EXAMPLES", "NOT_CARDS", "VERBS", "final_summary", "headline", "narrate", "piles_line",
-    "public_action", "render", "seat_view", "summarise_moves",
+    "MOVE_EXAMPLES", "NOT_CARDS", "VERBS", "final_summary", "headline", "latest_signals",
+    "narrate", "piles_line", "public_action", "render", "seat_view", "summarise_moves",
 ]
 
 
@@ -39,7 +48,27 @@ def headline(game: CahootsCoop) -> str:
             f"lost: player_{game.loser} has no legal play" if game.loser >= 0 else
             "lost: every card has been played")
         return f"Cahoots (cooperative) — game over, {result}"
+    if game.talking:
+        return (f"Cahoots (cooperative) — turn {game.turns}, player_{game.current_player} to "
+                "talk (after the play)")
     return f"Cahoots (cooperative) — turn {game.turns + 1}, player_{game.current_player} to play"
+
+
+def latest_signals(game: CahootsCoop) -> list[tuple[int, int, str]]:
+    """Each seat's latest talk decision, oldest first: (seat, the turn it followed, notation)."""
+    latest: dict[int, tuple[int, int, str]] = {}
+    for seat, turn, word, target in game.signals:
+        latest[seat] = (seat, turn, signal_str(game.talk, word, target))
+    return sorted(latest.values(), key=lambda row: row[1])
+
+
+def _talk_lines(game: CahootsCoop, seat: int | None) -> list[str]:
+    """The talk line (with talk on): each seat's latest signal and the turn it followed."""
+    if game.talk == "none":
+        return []
+    said = "; ".join(f"{who(s, seat) if seat is not None else f'player_{s}'} {text} "
+                     f"(turn {turn})" for s, turn, text in latest_signals(game))
+    return wrap(f"talk ({game.talk}): ", said or "nothing said yet")
 
 
 def piles_line(game: CahootsCoop) -> str:
@@ -65,6 +94,7 @@ def render(game: CahootsCoop) -> str:
         done = ", ".join(goals[g].id for g in game.last_completed)
         lines.append(f"last play: player_{seat} play {card_str(kind)} on {pile}"
                      + (f"; completed {done}" if done else ""))
+    lines.extend(_talk_lines(game, None))
     for s in range(game.num_players):
         mark = "*" if s == game.current_player else " "
         lines.append(f"player_{s}{mark} hand: {_cards(game.hands[s])}")
@@ -97,6 +127,7 @@ def seat_view(game: CahootsCoop, seat: int) -> str:
         done = ", ".join(goals[g].id for g in game.last_completed)
         lines.extend(wrap("last play: ", f"player_{s} play {card_str(kind)} on {pile}"
                           + (f"; completed {done}" if done else "")))
+    lines.extend(_talk_lines(game, seat))
     for s in range(n):
         mark = ">" if s == game.current_player else " "
         if s == seat or game.open_hands:

@@ -12,7 +12,9 @@ Keys (besides ``kind``, ``viewer``, ``phase``, ``headline``, ``legend``, ``seats
   as a string); ``goals``: the visible goal cards ``[{"slot", "id", "family", "text"}]``;
   ``completed``: goal ids; ``num_goals``, ``goal_deck`` (its size), ``draw_pile`` (its size),
   ``last_play``: ``{"seat", "card", "pile", "completed": [goal ids]}`` or None; ``won``
-  (bool, at the end). The referee's table adds ``draw_order`` (top first) and ``goal_order``.
+  (bool, at the end); ``talk`` (the option) and ``signals``: each seat's latest talk decision,
+  oldest first, ``[{"seat", "turn", "text"}]`` (``turn``: the play it followed; empty without
+  talk). The referee's table adds ``draw_order`` (top first) and ``goal_order``.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from cahoots_envs.games.cahoots_coop.rules import COLOUR_NAMES, COLOURS, PILES, card_str
-from cahoots_envs.games.cahoots_coop.text import headline
+from cahoots_envs.games.cahoots_coop.text import headline, latest_signals
 
 if TYPE_CHECKING:
     from cahoots_envs.games.cahoots_coop.rules import CahootsCoop
@@ -59,6 +61,9 @@ def table(game: CahootsCoop, seat: int | None) -> dict[str, Any]:
         "num_goals": game.num_goals, "goal_deck": len(game.goal_deck),
         "draw_pile": len(game.draw_pile), "last_play": last,
         "won": bool(game.won) if game.is_over else None,
+        "talk": game.talk,
+        "signals": [{"seat": s, "turn": turn, "text": text}
+                    for s, turn, text in latest_signals(game)],
     }
     if seat is None:
         view["draw_order"] = [card_str(k) for k in game.draw_pile[::-1]]

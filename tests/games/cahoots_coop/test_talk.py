@@ -1,0 +1,159 @@
+"""Table talk in Cahoots (cooperative): the option ``talk`` (docs: the env's doc page, Table talk).
+
+Without talk the game is today's (env id, layout, actions); with a vocabulary a talk decision
+follows each play, a signal reaches every seat's observation, the global state and the game log,
+true signals are enforced by the mask, the batched engine refuses the option and the search bot
+plays on the reference game.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import numpy as np
+import pytest
+
+import cahoots_envs
+from cahoots_envs.gamelog import GameLog, GameRecorder, replay_log
+from cahoots_envs.games.cahoots_coop.encoder import SIGNALS_PER_SEAT, signal_width
+from cahoots_envs.games.cahoots_coop.rules import TALK_BASE, CahootsCoop, signal_true
+
+# seat 0 plays 1G on pile 0 (3G, then draws 7V); its hand after: 2G 5O 6P 7V
+DEAL = {
+    "start_player": 0,
+    "hands": [["1G", "2G", "5O", "6P"], ["3O", "4O", "5P", "6V"], ["1P", "2P", "3V", "4V"]],
+    "piles": ["3G", "7O", "7P", "1V"],
+    "draw_pile": ["7V", "2V", "5V"],
+    "goals": ["SUM_15", "SUM_12", "SUM_8", "SUM_10", "SUM_20"],
+}
+# (vocabulary, the signal seat 0 sends after its play, its word index in the window)
+SIGNALS = [("spanish", "wish pile 2", 1), ("spanish", "aim SUM_12", 2),
+           ("dutch", "avoid pile 1", 1), ("dutch", "have pile 1", 2),
+           ("dutch", "can complete SUM_15", 3)]
+
+
+def test_no_talk_is_todays_game() -> None:
+    plain, none = cahoots_envs.make_raw("cahoots_coop"), cahoots_envs.make_raw("cahoots_coop", talk="none")
+    assert plain.env_id == none.env_id == "cahoots_envs/cahoots_coop-v1"
+    assert plain.spec.layout(plain.options) == none.spec.layout(none.options)
+    assert plain.spec.layout(plain.options).size == 1507
+    assert CahootsCoop.num_actions(none.options) == 112
+    assert "talk_phase" not in {s.name for s in none.spec.layout(none.options).segments}
+    for talk, actions in (("spanish", 121), ("dutch", 125)):
+        env = cahoots_envs.make_raw("cahoots_coop", talk=talk)
+        assert CahootsCoop.num_actions(env.options) == actions
+        layout = env.spec.layout(env.options)
+        # the layout without talk is a prefix: every segment keeps its offset
+        assert layout.segments[: len(plain.spec.layout(plain.options).segments)] == \
+            plain.spec.layout(plain.options).segments
+
+
+@pytest.mark.parametrize("talk,signal,word", SIGNALS, ids=[s[1] for s in SIGNALS])
+def test_a_signal_reaches_every_seat_the_state_and_the_log(talk: str, signal: str, word: int) -> None:
+    env = cahoots_envs.make("cahoots_coop", talk=talk)
+    rec = GameRecorder(env, players=["human"] * 3)
+    rec.reset(seed=1, deal=DEAL)
+    game = env.unwrapped.game
+    rec.step(game.str_to_action("play 1G on 0"))
+    assert game.phase == "talk" and game.current_player == 0 and env.agent_selection == "player_0"
+    mask = env.observe("player_0")["action_mask"]
+    assert mask[:TALK_BASE].sum() == 0 and mask[TALK_BASE] == 1  # only talk; say nothing
+    rec.step(game.str_to_action(signal))
+    assert game.phase == "play" and game.current_player == 1
+    layout = env.unwrapped.spec.layout(env.unwrapped.options)
+    width = signal_width(talk)
+    for seat in range(3):
+        v = layout.views(env.observe(f"player_{seat}")["observation"])
+        row = v["signals"][(0 - seat) % 3]
+        assert row.shape == (SIGNALS_PER_SEAT, width)
+        assert row[0][0] == 1 and row[0][1 + word] == 1 and row[1].sum() == 0
+        assert v["talk_phase"][0] == 0
+        assert v["signals"].sum() == row.sum()  # nobody else has talked
+        assert signal in env.unwrapped.game.face.text.seat_view(game, seat)
+    state = env.state()
+    assert state[env.state_layout.layout.slice("signals")].sum() > 0
+    # the game log holds the signal as an action, and replays it
+    rec.step(game.str_to_action("play 3O on 1") if "play 3O on 1" in game.legal_strings()
+             else game.legal_actions()[0])
+    lines = rec.log.to_jsonl().splitlines()
+    assert f'"seat": 0, "agent": "player_0", "phase": "talk", "action": "{signal}"' in lines[2]
+    result = replay_log(GameLog.from_lines(lines), partial=True)
+    assert result.turns == 3 and not result.complete
+    table = game.face.view.table(game, 2)
+    assert table["signals"] == [{"seat": 0, "turn": 1, "text": signal}]
+
+
+def test_true_signals_are_enforced_by_the_mask() -> None:
+    env = cahoots_envs.make_raw("cahoots_coop", talk="dutch")
+    env.reset(seed=1, options={"deal": DEAL})
+    game = env.game
+    game.apply(game.str_to_action("play 1G on 0"))
+    legal = game.legal_strings()
+    hand = game.hands[0]
+    for pile in range(4):
+        assert (f"have pile {pile}" in legal) == signal_true("have", pile, hand, game.tops,
+                                                             game.satisfied)
+    # tops 1G 7O 7P 1V (16), hand 2G 5O 6P 7V: 6P on pile 2 makes 15; nothing makes 12, 10, 8
+    assert "can complete SUM_15" in legal
+    assert not any(f"can complete SUM_{total}" in legal for total in (8, 10, 12))
+    assert "wish pile 0" not in legal and "avoid pile 0" in legal  # the Dutch words only
+
+
+def test_talk_refuses_open_hands_and_one_player() -> None:
+    with pytest.raises(ValueError, match="open_hands"):
+        cahoots_envs.make("cahoots_coop", talk="dutch", open_hands=True).reset(seed=0)
+    with pytest.raises(ValueError, match="2 or more players"):
+        cahoots_envs.make("cahoots_coop", talk="spanish", num_players=1).reset(seed=0)
+
+
+def test_the_batched_engine_refuses_talk_and_search_plays_on_the_reference_game() -> None:
+    pytest.importorskip("numba")
+    from cahoots_envs.search.engine import engine_problem
+
+    env = cahoots_envs.make_raw("cahoots_coop", talk="spanish")
+    problem = engine_problem(env.spec, env.options)
+    assert problem is not None and "talk='spanish'" in problem and "not available" in problem
+    from cahoots_envs.vector import make
+
+    with pytest.raises(ValueError, match="does not support talk"):
+        make("cahoots_coop", num_envs=2, talk="spanish")
+
+
+def test_a_person_sends_and_reads_signals_in_the_terminal(capsys, monkeypatch) -> None:
+    from cahoots_envs import cli
+    from tests.test_cli import plan_human_moves
+
+    options = {"num_players": 2, "num_goals": 4, "talk": "spanish"}
+    moves, _ = plan_human_moves("cahoots_coop", 0, "heuristic", 3, options)
+    said = [m for m in moves if not m.startswith("play")]
+    assert said  # the person's talk decisions: the last legal move, a signal
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(moves) + "\n"))
+    code = cli.main(["play", "cahoots_coop", "-n", "2", "-o", "num_goals=4", "-o", "talk=spanish",
+                     "--seed", "3", "--opponents", "heuristic"])
+    out = capsys.readouterr().out
+    assert code == 0 and "The team" in out
+    assert f"(you): {said[0]}" in out and "to talk (after the play)" in out
+    # the table the person reads names every seat's latest signal, the bot's too
+    assert f"talk (spanish): player_0 (you) {said[0]} (turn 1); player_1 wish pile" in out
+
+
+def _bot_game(talk: str, seed: int) -> Any:
+    env = cahoots_envs.make_raw("cahoots_coop", talk=talk)
+    env.reset(seed=seed)
+    bots = [env.spec.bot(env.options, seed=s) for s in range(3)]
+    while not env.game.is_over:
+        obs = env.observe(env.agent_selection)
+        env.step(int(bots[env.game.current_player].act(obs["observation"], obs["action_mask"])))
+    return env.game
+
+
+def test_the_bot_signals_by_its_convention() -> None:
+    for talk, word in (("spanish", "wish pile"), ("dutch", "have pile")):
+        game = _bot_game(talk, seed=5)
+        said = {game.face.text.latest_signals(game)[0][2].rsplit(" ", 1)[0]}
+        said |= {game.action_to_str(a).rsplit(" ", 1)[0] for a in game.history if a > TALK_BASE
+                 and game.action_to_str(a).startswith(word)}
+        assert said <= {word, "say nothing"} and word in said
+        assert len(game.signals) >= len(game.plays) - 1  # a talk decision after each play
+        assert all(np.isfinite(x) for x in game.scores)
