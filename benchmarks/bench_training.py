@@ -404,8 +404,11 @@ def main() -> None:
     parser.add_argument("--tables", nargs="+", choices=["speed", "share"],
                         default=["speed", "share"],
                         help="speed: now against before; share: learners against pure torch")
-    parser.add_argument("--updates", type=int, default=30,
+    parser.add_argument("--updates", type=int, default=40,
                         help="timed minibatch steps of each pure-torch row")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="share table: measure each row this many times, interleaved; "
+                             "the medians are shown")
     parser.add_argument("--variants", action="store_true",
                         help="share table: every-seat PPO with other first layers, shared trunk")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
@@ -422,6 +425,7 @@ def main() -> None:
           f"{args.rollouts} timed rollouts per row"
           + (f" · before = {args.baseline}" if baseline else "")
           + (f" · {args.updates} timed minibatches per pure-torch row" if share else "")
+          + (f" · share rows: medians of {args.repeat} runs" if share and args.repeat > 1 else "")
           + (f" · now: engine {args.engine}" if args.engine else " · now: as configured"))
     rows: list[Any] = []
     shares: list[Any] = []
@@ -450,7 +454,13 @@ def main() -> None:
                                          "rollouts": args.rollouts}, old_root)
                 rows.append((f"configs/{game}.yaml", game, now, before))
                 if share:
-                    shares += share_rows(args, game, now)
+                    runs = [share_rows(args, game, now)]
+                    for _ in range(args.repeat - 1):  # the MaskablePPO row measured again too
+                        again = run_worker({"kind": "now", "config": str(cfg), "engine": args.engine,
+                                            "rollouts": args.rollouts, "pure": args.updates}, ROOT)
+                        runs.append(share_rows(args, game, again))
+                    shares += [(a, name, median_of([run[i][2] for run in runs]))
+                               for i, (a, name, _) in enumerate(runs[0])]
         finally:
             if baseline:
                 subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
@@ -466,6 +476,14 @@ def main() -> None:
             print(f"| {algorithm} | {name} ({'-'.join(str(int(w)) for w in r['arch'])}) | "
                   f"{int(r['batch'])} | {r['learn']:,.0f} | {r['rollout']:,.0f} | "
                   f"{r['pure']:,.0f} | {r['kept']:.2f} | {limit:,.0f} | {r['learn'] / limit:.2f} |")
+
+
+def median_of(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """Each rate's median over repeated measurements of one row (the share from the medians)."""
+    import statistics
+
+    return {k: statistics.median(r[k] for r in results) if isinstance(v, float) else v
+            for k, v in results[0].items()}
 
 
 def print_speed(rows: list[Any]) -> None:
