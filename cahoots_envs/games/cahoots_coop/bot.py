@@ -43,7 +43,7 @@ COMPLETE_NOW = 100.0  # per goal completed by the play itself
 REACH_SCALE = 1.5  # cards of weight 1.5 make a goal "probably reachable"
 STRAND = 200.0  # an estimated certain loss of the next player's turn
 OWN_HAND = 0.5  # your own cards: you play again only after the others
-PROTECT = 30.0  # covering a pile a teammate's latest signal names, with a play completing nothing
+PROTECT = 3.0  # covering a pile a teammate's latest signal names, with a play completing nothing
 
 
 def _counts(values: np.ndarray) -> list[int]:

@@ -1,0 +1,64 @@
+"""Table talk in Cahoots (cooperative): the team of heuristic bots without talk and with each
+vocabulary on the same deals (paired), and the paired gain in win rate with its 95% interval.
+
+    python benchmarks/coop_talk.py [--deals 1000] [--players 3]
+
+Deal i is dealt from seed i under every talk mode (talk draws nothing at the deal), and seat s's
+bot is seeded i * 10 + s. The bots are the search module's FastBot: the team bot's choices read
+from the game state (one of the team bot's best moves, the same tie-break), so a game is the team
+bot's game, faster.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+
+import numpy as np
+
+import cahoots_envs
+from cahoots_envs.games.cahoots_coop.search import FastBot
+
+MODES = ("none", "spanish", "dutch")
+
+
+def play(options: dict, deal_seed: int) -> float:
+    spec = cahoots_envs.game_spec("cahoots_coop")
+    game = spec.rules(options, np.random.default_rng(deal_seed), None)
+    bots = [FastBot(options, seed=deal_seed * 10 + s) for s in range(options["num_players"])]
+    while not game.is_over:
+        game.apply(bots[game.current_player].act_state(game))
+    return 1.0 if game.won else 0.0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--deals", type=int, default=1000)
+    parser.add_argument("--players", type=int, default=3)
+    args = parser.parse_args()
+    spec = cahoots_envs.game_spec("cahoots_coop")
+    print(f"{args.deals} deals, {args.players} players, team of heuristic bots")
+    print("| difficulty | talk | win rate | paired gain over no talk [95% interval] |")
+    print("|---|---|---|---|")
+    start = time.perf_counter()
+    for difficulty in ("beginner", "normal"):
+        wins = {}
+        for talk in MODES:
+            options = spec.resolve_options(
+                {"num_players": args.players, "difficulty": difficulty, "talk": talk})
+            wins[talk] = np.array([play(options, i) for i in range(args.deals)])
+        for talk in MODES:
+            rate = wins[talk].mean()
+            if talk == "none":
+                print(f"| {difficulty} | {talk} | {rate:.3f} | – |")
+                continue
+            diff = wins[talk] - wins["none"]
+            half = 1.96 * diff.std(ddof=1) / math.sqrt(len(diff))
+            print(f"| {difficulty} | {talk} | {rate:.3f} | {diff.mean():+.3f} "
+                  f"[{diff.mean() - half:+.3f}, {diff.mean() + half:+.3f}] |")
+    print(f"({time.perf_counter() - start:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
