@@ -21,6 +21,10 @@ A game's ``games/<game>/search.py`` module is its world sampler. It offers:
 - ``worth_searching(game, seat) -> bool``: whether a decision of ``seat`` is searched at all
   (reads only what ``seat`` may know); the blueprint plays the others.
 - ``DEFAULTS``: the game's search settings (knobs of ``cahoots_envs.search.SearchPolicy``).
+- ``candidates(options, legal, blueprint_move) -> list[int]`` (optional): the moves a search
+  compares at a decision with the legal moves ``legal`` (ascending; a subset holding
+  ``blueprint_move``, from the options and the ids alone); without it every legal move (knob
+  ``narrow``).
 
 ``core/face.py``'s ``WorldSampler`` protocol names these members; registration checks them.
 """
