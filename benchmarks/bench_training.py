@@ -3,7 +3,8 @@ and the PettingZoo SB3 action-mask tutorial, in one run.
 
     python benchmarks/bench_training.py [--games kansas_city ...] [--rollouts 3]
                                         [--baseline 625ba6f] [--no-baseline] [--engine batched]
-                                        [--tables speed share] [--variants]
+                                        [--tables speed share] [--updates 40] [--repeat 1]
+                                        [--variants]
 
 For each game's shipped config (``configs/<game>.yaml``: its network, PPO settings, ``n_envs``,
 engine and opponent pool: random and heuristic bots, ``pool.max_snapshots`` frozen snapshots
@@ -26,8 +27,8 @@ for two implementations of the same config, in the same run:
 says (``engine: batched``, ``pool.snapshot_draw: rollout``): the Texas Euchre and cooperative
 configs keep the reference engine because their zoo entries were trained on it.
 
-The **share** table (``--tables share``) sets each learner beside the limit its network could
-reach: for MaskablePPO (the game's shipped config, on ``--engine`` if given) and for every-seat
+The **share** table (printed after the first by default; ``--tables share`` alone skips the
+tutorial and "before" rows) sets each learner beside the limit its network could reach: for MaskablePPO (the game's shipped config, on ``--engine`` if given) and for every-seat
 PPO (``configs/every_seat/<game>.yaml``, where there is one), in the same run,
 
 - **learn()** steps/s: the whole training loop (rollouts, opponents, updates), learner steps
@@ -41,6 +42,8 @@ PPO (``configs/every_seat/<game>.yaml``, where there is one), in the same run,
   every-seat PPO leaves out the transitions still open when a rollout ends), is the limit in
   learner steps/s: the rate if the learner did nothing but its updates;
 - **share**: learn() steps/s divided by that limit.
+
+``--repeat N`` measures each of these rows N times, interleaved, and shows the medians.
 
 ``--variants`` adds every-seat PPO rows with other first-layer widths and with one trunk
 shared by actor and critic (computed once per minibatch in the update; the rollout's inference
