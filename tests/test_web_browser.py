@@ -291,3 +291,29 @@ def test_watch_pauses_steps_and_changes_view(page: Any, server: Any) -> None:
     page.click("#replay-this")  # the finished game opens in the replay page
     page.wait_for_function("document.body.dataset.status === 'replay' && window.cahoots.state.k === 0")
     assert page.evaluate("window.cahoots.replay.complete")
+
+
+@pytest.mark.parametrize("talk", ["spanish", "dutch"])
+def test_table_talk_played_by_clicking_and_shown(page: Any, server: Any, talk: str) -> None:
+    """With the cooperative game's talk option a person sends signals by clicking them (words,
+    and a pile or a goal as the target), and each seat's latest signal is on the table."""
+    base, _ = server
+    page.goto(f"{base}/#play")
+    page.select_option("#game", "cahoots_coop")
+    page.select_option('[data-option="talk"]', talk)
+    page.fill("#seed", "11")
+    page.fill("#pause", "0")
+    page.click("#start")
+    rng = np.random.default_rng(5)
+    turns, talked = 0, 0
+    while wait_turn(page, turns) == "your-turn" and turns < 40:
+        turns = page.evaluate("window.cahoots.turns")
+        legal = page.evaluate("window.cahoots.builder.legal")
+        said = [m for m in legal if m["id"] >= 112 and m["text"] != "say nothing"]
+        move = said[int(rng.integers(len(said)))] if said else legal[int(rng.integers(len(legal)))]
+        talked += bool(said)
+        click_move(page, move)
+    assert talked, "no signal was offered"
+    page.wait_for_selector('[data-field="signals"] ul.signals li', timeout=60_000)
+    text = page.inner_text('[data-field="signals"]')
+    assert "player_0 (you)" in text or "you" in text, text

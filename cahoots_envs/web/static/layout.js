@@ -120,6 +120,11 @@ const TYPES = {
     return el("figure", { class: "play" }, cardEl(v.card, t.legend),
       el("figcaption", {}, `${seatName(t, ctx, v.seat)} on pile ${v.pile}${(v.completed || []).length ? ` · completed ${v.completed.map(humanize).join(", ")}` : ""}`));
   },
+  signals(v, t, ctx) {  // public messages of the seats: who said what, and when
+    if (!(v || []).length) return el("span", { class: "empty", text: "none yet" });
+    return el("ul", { class: "signals", "aria-label": "signals" }, v.map((s) =>
+      el("li", { "data-seat": s.seat }, `${seatName(t, ctx, s.seat)}${s.turn === undefined ? "" : ` (turn ${s.turn})`}: ${s.text}`)));
+  },
   seats: (v, t, ctx) => el("span", { class: "chips" }, (v || []).length ? v.map((s) => chip(seatName(t, ctx, s))) : el("span", { class: "empty", text: "none" })),
   identity(v, t, ctx, item) {
     const suits = v || [];

@@ -1,5 +1,6 @@
 // Cahoots (cooperative)'s table: the layout of its view model (games/cahoots_coop/view.py), as
-// data: the four piles (a move's target), the goal cards, the team's progress.
+// data: the four piles (a move's target), the goal cards, the team's progress, the signals
+// (table talk).
 export const layout = {
   seatStats: [{ key: "score", label: "Team score" }],
   seatFlags: [],
@@ -9,12 +10,14 @@ export const layout = {
     { key: "goal_deck", label: "Goal deck" },
     { key: "draw_pile", label: "Draw pile" },
     { key: "won", label: "Won", format: "flag" },
+    { key: "talk", label: "Table talk" },
   ],
   center: [
     { key: "piles", label: "Piles", type: "piles", index: "pile" },
     { key: "goals", label: "Goals", type: "goals" },
     { key: "completed", label: "Completed goals", type: "ids" },
     { key: "last_play", label: "Last play", type: "lastplay" },
+    { key: "signals", label: "Signals (each seat's latest)", type: "signals", hideEmpty: true },
     { key: "draw_order", label: "Draw pile, top first (referee)", type: "cards" },
     { key: "goal_order", label: "Goal deck, top first (referee)", type: "ids" },
   ],
