@@ -4,6 +4,7 @@ choices; ``value`` estimates the payoff between rounds."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, cast
 
 import numpy as np
@@ -236,6 +237,15 @@ def test_draw_turns_are_searched_among_their_candidates() -> None:
         assert wide.stats.searched == 0 and len(info.legal) > wide.settings["max_candidates"]
 
 
+def _decide(opts: dict[str, Any], seat: int, seed: int, game: TexasEuchre) -> tuple[Any, ...]:
+    """A fresh search bot's move at ``game`` and its search's candidates and values."""
+    spec = cahoots_envs.game_spec(ENV)
+    bot = SearchPolicy(ENV, opts, seed=seed, worlds=3, max_worlds=6)
+    move = bot.act_infoset(Infoset(game, seat, spec, opts))
+    assert bot.last_search is not None
+    return move, bot.last_search[0], bot.last_search[1].tolist()
+
+
 @pytest.mark.parametrize("n", [3, 6])
 def test_draw_turn_worlds_and_decisions_depend_on_what_the_seat_knows(n: int) -> None:
     """At draw turns of later rounds: every world's history replays to the seat's observations
@@ -259,13 +269,7 @@ def test_draw_turn_worlds_and_decisions_depend_on_what_the_seat_knows(n: int) ->
                 assert fingerprint(replayed, size) == fingerprint(world.game, size)
             twin = redealt_twin(spec, opts, search, games, seen, t, seat,
                                 np.random.default_rng([seed, t, 9]))
-
-            def decide(at: TexasEuchre) -> tuple[Any, ...]:
-                bot = SearchPolicy(ENV, opts, seed=t, worlds=3, max_worlds=6)
-                move = bot.act_infoset(Infoset(at, seat, spec, opts))
-                assert bot.last_search is not None
-                return move, bot.last_search[0], bot.last_search[1].tolist()
-
-            assert caches.fresh(lambda: decide(game)) == caches.fresh(lambda: decide(twin))
+            decide = partial(_decide, opts, seat, t)
+            assert caches.fresh(partial(decide, game)) == caches.fresh(partial(decide, twin))
             checked += 1
     assert checked == 6
