@@ -79,6 +79,10 @@ def test_a_toy_algorithm_runs_end_to_end_through_the_seam(
     assert meta["evaluation"]["heuristic"]["games"] == 9
     rows = (run_dir / "eval.csv").read_text().splitlines()
     assert len(rows) == 1 + 2 * 2 + 2  # header, two checks of two opponents, the final check
+    # each row says the CPU seconds trained so far (evaluations left out): never going back
+    assert rows[0].split(",")[-1] == "cpu_seconds"
+    cpu = [float(row.split(",")[-1]) for row in rows[1:]]
+    assert cpu == sorted(cpu) and cpu[0] >= 0
     assert (run_dir / "learning_curve.png").is_file()
     # the run's own config.yaml loads back with the section (as --resume would read it)
     assert load_config(run_dir / "config.yaml").sections["toy"] == ToyConfig(4, 2)

@@ -15,6 +15,7 @@ import datetime as _dt
 import json
 import os
 import shlex
+import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -128,12 +129,21 @@ def available_opponents(config: RunConfig, wanted: list[str]) -> list[str]:
 
 
 class Evaluator:
-    """Greedy learner against each evaluation opponent; rows go to ``eval.csv``."""
+    """Greedy learner against each evaluation opponent; rows go to ``eval.csv``, each with the
+    CPU seconds this process has trained so far (``cpu_seconds``: its CPU time since the run
+    started, less the time spent in these evaluations; Ray's remote workers are not counted), so
+    curves can be drawn by CPU minute on any machine load."""
 
     def __init__(self, config: RunConfig, run_dir: Path) -> None:
         self.config = config
         self.log = CsvLog(run_dir / "eval.csv")
         self.specs = [] if config.team else available_opponents(config, config.eval.opponents)
+        self._cpu_start = time.process_time()
+        self._eval_cpu = 0.0
+
+    def training_cpu(self) -> float:
+        """CPU seconds of this process since the run started, evaluations left out."""
+        return time.process_time() - self._cpu_start - self._eval_cpu
 
     def opponents(self, seed: int) -> dict[str, Any]:
         """The evaluation opponents, loaded afresh for each evaluation and seeded by it: two
@@ -145,6 +155,13 @@ class Evaluator:
         return {spec: load_policy(spec, env_id, options, seed=seed + 7) for spec in self.specs}
 
     def evaluate(self, learner: Policy, games: int, seed: int) -> dict[str, MatchResult]:
+        started = time.process_time()
+        try:
+            return self._evaluate(learner, games, seed)
+        finally:
+            self._eval_cpu += time.process_time() - started
+
+    def _evaluate(self, learner: Policy, games: int, seed: int) -> dict[str, MatchResult]:
         env_id, options = self.config.env_id, self.config.env_options
         results = {}
         for name, opponent in self.opponents(seed).items():
@@ -157,7 +174,8 @@ class Evaluator:
         return results
 
     def record(self, steps: int, results: dict[str, MatchResult]) -> None:
-        self.log.add(*(r.eval_row(steps, name) for name, r in results.items()))
+        cpu = round(self.training_cpu(), 1)
+        self.log.add(*({**r.eval_row(steps, name), "cpu_seconds": cpu} for name, r in results.items()))
 
 
 def steps_label(steps: float) -> str:
