@@ -73,7 +73,9 @@ def main(argv: list[str] | None = None) -> int:
         ax.set_title(f"vs {opponent}")
         ax.legend()
     title = args.title or "learning curves by CPU minute"
-    fig.suptitle(title)
+    import textwrap
+
+    fig.suptitle(textwrap.fill(title, 100), fontsize=10)
     fig.tight_layout()
     fig.savefig(args.out, dpi=90, metadata={"Title": title})
     plt.close(fig)
