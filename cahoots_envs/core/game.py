@@ -73,10 +73,13 @@ class Game(abc.ABC):
     @property
     def face(self) -> GameFace:
         """The game's spec (its encoder and text): the one that built it (``spec.new_game``),
-        else the registered spec of its rules class (``core/face.py``). Never stored on the
-        class: a second spec over the same rules changes nothing here."""
+        else the registered spec of its rules class (``core/face.py``), looked up once and kept
+        on this game (its clones share it). Never stored on the class: a second spec over the
+        same rules changes nothing here."""
         face = self.__dict__.get("_face")
-        return face if face is not None else registered_face(type(self))
+        if face is None:  # encode and render run per step: the registry is asked once per game
+            face = self.__dict__["_face"] = registered_face(type(self))
+        return face
 
     @face.setter
     def face(self, face: GameFace) -> None:
