@@ -99,13 +99,15 @@ def as_game(spec: Any, options: Mapping[str, Any], position: Any) -> Game:
     return game
 
 
-class _Position:
-    """One position's search in progress."""
+class PositionSearch:
+    """One position's search in progress: ``legal`` (default: the information set's legal
+    moves; a search bot's narrowed candidates where it narrows) searched around the blueprint's
+    move with decision seed ``seed``, from ``target`` worlds up to ``most``."""
 
     def __init__(self, infoset: Infoset, blueprint_move: int, seed: int, most: int,
-                 target: int) -> None:
+                 target: int, legal: list[int] | None = None) -> None:
         self.infoset = infoset
-        self.legal = infoset.legal
+        self.legal = infoset.legal if legal is None else list(legal)  # the moves searched
         self.b = self.legal.index(blueprint_move)
         self.seed = seed
         self.most = most
@@ -160,17 +162,17 @@ def label_positions(env_id: str, options: Mapping[str, Any] | None, positions: S
     obs = np.stack([info.observation for info in infosets])
     masks = np.stack([info.action_mask for info in infosets])
     moves = [int(a) for a in bot.blueprint.act_batch(obs, masks)]
-    searches: list[_Position | None] = []
+    searches: list[PositionSearch | None] = []
     for p, (info, move) in enumerate(zip(infosets, moves)):
         n_moves = len(info.legal)
         most = min(s["max_worlds"], s["max_rollouts"] // n_moves)
         if 2 <= n_moves <= s["max_candidates"] and most >= 2:
-            searches.append(_Position(info, move, position_seed(seed, p), most,
-                                      min(s["worlds"], most)))
+            searches.append(PositionSearch(info, move, position_seed(seed, p), most,
+                                           min(s["worlds"], most)))
         else:
             searches.append(None)
     if engine is not None:
-        _run(engine, [x for x in searches if x is not None], bot._roller, s["gate"], seed)
+        run_searches(engine, [x for x in searches if x is not None], bot._roller, s["gate"], seed)
     else:  # the reference path: one position at a time, as the bot decides
         for search in searches:
             if search is not None:
@@ -179,7 +181,7 @@ def label_positions(env_id: str, options: Mapping[str, Any] | None, positions: S
             for info, move, search in zip(infosets, moves, searches)]
 
 
-def _alone(bot: SearchPolicy, search: _Position) -> None:
+def _alone(bot: SearchPolicy, search: PositionSearch) -> None:
     """``search`` decided by ``bot`` on the reference game (``SearchPolicy._search``)."""
     info = search.infoset
     choice = bot._search(info, search.legal, search.legal[search.b], search.seed,
@@ -193,10 +195,12 @@ def _alone(bot: SearchPolicy, search: _Position) -> None:
     search.done = True
 
 
-def _run(engine: EngineRollouts, searches: list[_Position], policy: Any, gate: float,
-         seed: int) -> None:
+def run_searches(engine: EngineRollouts, searches: list[PositionSearch], policy: Any,
+                 gate: float, seed: int) -> None:
     """Rounds until every search is done: each round, every unfinished search's next worlds,
-    in batches of at most ``LABEL_ROWS`` rows."""
+    in batches of at most ``LABEL_ROWS`` rows, rolled out by ``policy`` (its ties drawn per
+    batch from generators seeded by ``seed``). ``SearchPolicy.act_infosets`` runs its searches
+    here too."""
     saved = getattr(policy, "rng", None)
     batch_number = 0
     try:
@@ -224,7 +228,7 @@ def _run(engine: EngineRollouts, searches: list[_Position], policy: Any, gate: f
             policy.rng = saved
 
 
-def _label(info: Infoset, move: int, search: _Position | None, path: str) -> Label:
+def _label(info: Infoset, move: int, search: PositionSearch | None, path: str) -> Label:
     legal = info.legal
     m = len(legal)
     if search is None:

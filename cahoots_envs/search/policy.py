@@ -44,9 +44,11 @@ On the engine (``cahoots_envs/search/engine.py``) every world x move of a chunk 
 out together, in one kernel call where the engine has a compiled twin of the blueprint
 (``play_out``), else in lockstep with the blueprint deciding all rows at once (``act_batch``);
 the per-move values are the reference path's (tests/test_search_engine.py), the bots' random
-tie-breaks aside. ``label_positions`` (``label.py``) searches many positions together. There the
-clock is read before every world draw and between chunks (``CHUNK_ROWS`` rows), so a decision
-overshoots its limit by at most one chunk, and a chunk is kept whole. ``stats`` count the
+tie-breaks aside. There the clock is read before every world draw and between chunks
+(``CHUNK_ROWS`` rows), so a decision overshoots its limit by at most one chunk, and a chunk is
+kept whole. ``label_positions`` (``label.py``) searches many positions together, and so does
+``act_infosets`` (many information sets at once, e.g. one per table of a batched seat env, in
+rounds over all of them; without a time limit). ``stats`` count the
 searches of each path (``engine_searches``, ``reference_searches``) and ``path`` says which one
 the bot uses.
 """
@@ -55,7 +57,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -180,7 +182,8 @@ class SearchPolicy(BasePolicy):
     already-loaded policy (``None``: the game's rule-based bot), named ``blueprint_name`` in the
     bot's name (``search:<blueprint_name>``). ``load_policy("search@k=v,...:<spec>", env_id)``
     parses a spec and loads its blueprint. It decides from an information set:
-    ``act_infoset(infoset)``; harnesses check ``needs_infoset``. Knobs: see the module docstring."""
+    ``act_infoset(infoset)``, or from many at once: ``act_infosets(infosets)``; harnesses check
+    ``needs_infoset``. Knobs: see the module docstring."""
 
     needs_infoset = True
 
@@ -283,29 +286,130 @@ class SearchPolicy(BasePolicy):
 
     # ---- deciding ---------------------------------------------------------------------------
     def act_infoset(self, infoset: Infoset) -> int:
+        self._check_infoset(infoset)
+        start = time.perf_counter()
+        self.last_search = None
+        move, legal, seed = self._prepare(infoset)
+        searched = False
+        if seed is not None:
+            choice = self._search(infoset, legal, move, seed, start)
+            if choice is not None:
+                searched = True
+                self.stats.deviations += choice != move
+                move = choice
+        self._book(time.perf_counter() - start, searched)
+        return move
+
+    def act_infosets(self, infosets: Sequence[Infoset]) -> np.ndarray:
+        """The moves at many information sets (from any games; ``int64[len(infosets)]``),
+        decided together: each is prepared in order as ``act_infoset`` prepares it (the
+        blueprint's move, the candidate moves, ``worth_searching``, and a decision seed drawn
+        from the bot's generator for each one searched, in order), then every search runs at
+        once on the engine (``label.run_searches``: rounds over all positions, one loader and
+        one rollout engine, one ``act_batch`` a ply for all rows).
+
+        The moves, ``stats`` counts and the bot's generator afterwards equal those of
+        ``act_infoset`` called on each information set in turn exactly where the rollout
+        policy breaks no ties at random (the Kansas City and Texas Euchre rule-based bots, a
+        deterministic network; tests/test_search_batch.py); one that does draws its ties per
+        batch of rows here, per chunk of one decision there (the same distribution, still
+        reproducible for a seed). On the reference path (no engine for the game or options, or
+        ``engine='reference'``) and under a ``time_limit`` (a limit per decision) the
+        information sets are decided one at a time by ``act_infoset``. Each decision's seconds
+        in ``stats`` are its own preparation plus an equal share of the joint search;
+        ``last_search`` is the last information set's."""
+        infosets = list(infosets)
+        for info in infosets:
+            self._check_infoset(info)
+        if self.settings["time_limit"] is not None or self.path == "reference":
+            return np.array([self.act_infoset(info) for info in infosets], np.int64)
+        count = len(infosets)
+        moves = np.zeros(count, np.int64)
+        spent = np.zeros(count)
+        pending: list[tuple[int, list[int], int]] = []  # (index, candidate moves, seed)
+        for j, info in enumerate(infosets):
+            start = time.perf_counter()
+            move, legal, seed = self._prepare(info)
+            moves[j] = move
+            if seed is not None:
+                pending.append((j, legal, seed))
+            spent[j] = time.perf_counter() - start
+        self.last_search = None
+        searched = np.zeros(count, np.bool_)
+        engine = self._engine_rollouts() if pending else None
+        if engine is None:  # the reference path (or nothing to search): one at a time
+            for j, legal, seed in pending:
+                start = time.perf_counter()
+                self.last_search = None
+                choice = self._search(infosets[j], legal, int(moves[j]), seed, start)
+                if choice is not None:
+                    searched[j] = True
+                    self.stats.deviations += int(choice != moves[j])
+                    moves[j] = choice
+                spent[j] += time.perf_counter() - start
+            if not pending or pending[-1][0] != count - 1:
+                self.last_search = None
+        else:
+            self._search_together(engine, infosets, moves, pending, searched, spent)
+        for j in range(count):
+            self._book(float(spent[j]), bool(searched[j]))
+        return moves
+
+    def _search_together(self, engine: EngineRollouts, infosets: list[Infoset],
+                         moves: np.ndarray, pending: list[tuple[int, list[int], int]],
+                         searched: np.ndarray, spent: np.ndarray) -> None:
+        """The searches of ``pending`` run together on ``engine``; ``moves``, ``searched`` and
+        ``spent`` updated in place, the counters of ``stats`` as ``_search`` keeps them."""
+        from cahoots_envs.search.label import PositionSearch, run_searches
+
+        s = self.settings
+        start = time.perf_counter()
+        searches = []
+        for j, legal, seed in pending:
+            most = min(s["max_worlds"], s["max_rollouts"] // len(legal))
+            if most >= 2:  # else _search declines: the blueprint's move, not searched
+                searches.append((j, PositionSearch(infosets[j], int(moves[j]), seed, most,
+                                                   min(s["worlds"], most), legal)))
+        if searches:
+            run_searches(engine, [x for _, x in searches], self._roller, s["gate"],
+                         searches[0][1].seed)
+        share = (time.perf_counter() - start) / max(1, len(searches))
+        st = self.stats
+        for j, x in searches:
+            values = np.concatenate(x.values)
+            st.engine_searches += 1
+            st.worlds += len(values)
+            st.rollouts += values.size
+            choice = x.legal[x.best] if x.confident else int(moves[j])
+            searched[j] = True
+            st.deviations += int(choice != moves[j])
+            moves[j] = choice
+            spent[j] += share
+            if j == len(infosets) - 1:
+                self.last_search = (list(x.legal), values)
+
+    def _check_infoset(self, infoset: Infoset) -> None:
         if not isinstance(infoset, Infoset):
             raise TypeError(f"act_infoset takes a cahoots_envs.search.Infoset, got "
                             f"{type(infoset).__name__}")
         if infoset.env_id != self.env_id:
             raise ValueError(f"{self.name} plays {self.env_id}, the information set is of "
                              f"{infoset.env_id}")
-        start = time.perf_counter()
-        self.last_search = None
+
+    def _prepare(self, infoset: Infoset) -> tuple[int, list[int], int | None]:
+        """The blueprint's move, the candidate moves, and the decision seed (drawn from the
+        bot's generator) where the decision is to be searched, else None."""
         move = int(self.blueprint.act(infoset.observation, infoset.action_mask))
-        searched = False
         legal = infoset.legal
         s = self.settings
         narrow = getattr(self.sampler, "candidates", None)
         if s["narrow"] and narrow is not None and len(legal) >= 2:
             legal = narrow(self.options, legal, move)
         if 2 <= len(legal) <= s["max_candidates"] and (s["search_all"] or infoset.worth_searching()):
-            seed = int(self._rng.integers(2**62))
-            choice = self._search(infoset, legal, move, seed, start)
-            if choice is not None:
-                searched = True
-                self.stats.deviations += choice != move
-                move = choice
-        spent = time.perf_counter() - start
+            return move, legal, int(self._rng.integers(2**62))
+        return move, legal, None
+
+    def _book(self, spent: float, searched: bool) -> None:
         st = self.stats
         st.decisions += 1
         st.seconds += spent
@@ -313,7 +417,6 @@ class SearchPolicy(BasePolicy):
         if searched:
             st.searched += 1
             st.searched_seconds += spent
-        return move
 
     def _search(self, infoset: Infoset, legal: list[int], blueprint_move: int, seed: int,
                 start: float) -> int | None:
