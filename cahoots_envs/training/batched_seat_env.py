@@ -15,9 +15,11 @@ the first step of an episode), times ``reward_scale``. Finished games are dealt 
 the finished episode's last learner observation is ``infos[i]["terminal_observation"]``, as SB3
 expects. An episode that ends before the learner's first decision is dealt again silently.
 
-Opponents are policies that act from observations (network policies, the random policy, the
-rule-based bots). A search bot needs game objects: it is refused here and plays in
-``cahoots_envs.training.SeatVecEnv``. ``team=True`` (cooperative games) lets the learner play
+Opponents are network policies, the random policy, the rule-based bots and search bots. A
+search bot decides all the games where it is to move in a round with one ``act_infosets`` call:
+each of those games is rebuilt as a reference game from the engine (``engine.game(i)``, its
+deals and actions) for the seat's information set, and their searches run together on the
+engine (``SearchPolicy.act_infosets``). ``team=True`` (cooperative games) lets the learner play
 every seat. Needs stable-baselines3 (the ``train`` extra) and numba (the ``fast`` extra).
 """
 
@@ -30,6 +32,7 @@ import numpy as np
 
 from cahoots_envs.core.policy import Policy
 from cahoots_envs.errors import IllegalActionError
+from cahoots_envs.training.matches import act_rows
 from cahoots_envs.training.pool import OpponentPool
 from cahoots_envs.training.seat_env import Opponents, seat_env_arguments, seat_setup
 from cahoots_envs.training.tables import reseed
@@ -60,11 +63,12 @@ class BatchedSeatVecEnv(VecEnvAttributes):
         self.info, self.maker, observation_space, action_space = seat_setup(
             env_id, options, opponents, learner_seat, team, seed)
         for policy in self.maker.all_policies():
-            if getattr(policy, "needs_infoset", False):
+            if getattr(policy, "needs_infoset", False) and not hasattr(policy, "act_infosets"):
                 name = getattr(policy, "name", type(policy).__name__)
                 raise ValueError(
-                    f"opponent {name!r} is a search bot: it decides from game objects, which the "
-                    "batched engine does not keep; play it in cahoots_envs.training.SeatVecEnv")
+                    f"opponent {name!r} is a search bot without act_infosets (many information "
+                    "sets decided at once), which the batched engine needs; play it in "
+                    "cahoots_envs.training.SeatVecEnv")
         self.env_id = self.info.env_id
         self.options = self.info.options
         self.render_mode = None
@@ -225,7 +229,7 @@ class BatchedSeatVecEnv(VecEnvAttributes):
             single = len(self._policies) == 1
             for k in [0] if single else np.flatnonzero(np.bincount(movers)).tolist():
                 rows = games if single else games[movers == k]
-                chosen = np.asarray(self._policies[k].act_batch(e.obs[rows], e.mask[rows]))
+                chosen = act_rows(self._policies[k], e, rows)
                 chosen = chosen.astype(np.int64, copy=False).reshape(-1)
                 ok = (chosen >= 0) & (chosen < n_actions)
                 ok[ok] = e.mask[rows[ok], chosen[ok]] != 0

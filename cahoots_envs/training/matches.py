@@ -102,6 +102,30 @@ def team_matches(env_id: str, policy: Policy, games: int,
     return _summary(wins, scores, wins, 0.0)
 
 
+def engine_infosets(engine: Any, rows: np.ndarray) -> list[Any]:
+    """The information set of the seat to move in each of games ``rows`` of a batched engine:
+    each game rebuilt as a reference game (``engine.game(i)``: its deals and actions), with a
+    copy of the engine's observation and action mask (the engine's rows move on, the
+    information sets stay as they were)."""
+    from cahoots_envs.search import Infoset
+
+    return [Infoset(engine.game(i), int(engine.to_move[i]), engine.spec, engine.options,
+                    engine.obs[i].copy(), engine.mask[i].copy()) for i in rows.tolist()]
+
+
+def act_rows(policy: Any, engine: Any, rows: np.ndarray) -> np.ndarray:
+    """``policy``'s moves in games ``rows`` of a batched engine, all decided in one call:
+    ``act_batch`` on their observations, or for a search bot (``needs_infoset``)
+    ``act_infosets`` on their information sets (``engine_infosets``)."""
+    if getattr(policy, "needs_infoset", False):
+        if not hasattr(policy, "act_infosets"):
+            name = getattr(policy, "name", type(policy).__name__)
+            raise TypeError(f"{name!r} decides from information sets but has no "
+                            "act_infosets(infosets) to decide many games at once")
+        return np.asarray(policy.act_infosets(engine_infosets(engine, rows)))
+    return np.asarray(policy.act_batch(engine.obs[rows], engine.mask[rows]))
+
+
 def batched_available(env_id: str, options: Mapping[str, Any] | None = None) -> bool:
     """Whether ``batched_matches`` can play ``env_id``: numba is installed and the game has a
     batched engine."""
@@ -139,7 +163,9 @@ def batched_matches(env_id: str, candidate: Policy, opponent: Policy | None, gam
     ``reward_mode='win'`` payoffs. The deals differ from the reference path's (another
     generator), so results agree in distribution, not game by game. Training evaluates with it:
     every policy acts once per round over all its games (the bots through their vectorised
-    ``act_batch``), several times faster than the reference path."""
+    ``act_batch``), several times faster than the reference path. A search bot decides all its
+    games of a round in one ``act_infosets`` call, each game rebuilt from the engine
+    (``engine.game(i)``)."""
     info = env_info(env_id, options)
     n = info.options["num_players"]
     shares: list[np.ndarray] = []
@@ -164,7 +190,7 @@ def batched_matches(env_id: str, candidate: Policy, opponent: Policy | None, gam
             for policy, who in ((candidate, mine), (opponent, theirs)):
                 if who.size == 0 or policy is None:
                     continue
-                chosen = np.asarray(policy.act_batch(e.obs[who], e.mask[who]), np.int64)
+                chosen = act_rows(policy, e, who).astype(np.int64, copy=False)
                 ok = (chosen >= 0) & (chosen < e.mask.shape[1])
                 ok[ok] = e.mask[who[ok], chosen[ok]] != 0
                 if not ok.all():
