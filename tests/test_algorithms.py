@@ -95,7 +95,7 @@ def test_a_section_is_typed_and_an_unknown_algorithm_is_one_line(toy: None, tmp_
                        r"toy\.hidden\?"):
         load_config(path)
     with pytest.raises(ConfigError, match=r"^algorithm: 'ppo2' is not a registered algorithm; "
-                       r"registered: every_seat_ppo, maskable_ppo, toy$"):
+                       r"registered: every_seat_ppo, expert_iteration, maskable_ppo, toy$"):
         algorithm("ppo2")
     with pytest.raises(ValueError, match="'eval' is a config key already"):
         register_algorithm("eval", toy_train, section=ToyConfig)

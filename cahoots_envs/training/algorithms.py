@@ -23,6 +23,7 @@ from typing import Any
 
 from cahoots_envs.training.config import SECTIONS, ConfigError, register_section
 from cahoots_envs.training.every_seat_ppo import EverySeatConfig
+from cahoots_envs.training.expert_iteration import ExpertIterationConfig
 
 
 @dataclass(frozen=True)
@@ -80,3 +81,5 @@ def algorithms() -> dict[str, Algorithm]:
 register_algorithm("maskable_ppo", "cahoots_envs.training.maskable_ppo:train", tag="maskableppo")
 register_algorithm("every_seat_ppo", "cahoots_envs.training.every_seat_ppo:train",
                    section=EverySeatConfig, tag="everyseatppo")
+register_algorithm("expert_iteration", "cahoots_envs.training.expert_iteration:train",
+                   section=ExpertIterationConfig, tag="expertiteration")

@@ -404,10 +404,7 @@ def train(config: TrainConfig, run_dir: Path, resume: bool, evaluator: Evaluator
             snap.name = f"snapshot_{steps}"
             add_snapshot(pool, rotation, snap)
         if crossed(steps, before, config.eval.every):
-            results = evaluator.evaluate(MLPPolicy.from_sb3(net), config.eval.games,
-                                         seed=config.seed + steps)
-            evaluator.record(steps, results)
-            text = ", ".join(f"vs {k} {r.win_rate:.3f}" for k, r in results.items())
+            text = evaluator.check(MLPPolicy.from_sb3(net), steps, seed=config.seed + steps)
             print(f"[{steps:,} steps, {time.time() - t0:.0f}s] eval: {text}", flush=True)
     return Trained(learner=MLPPolicy.from_sb3(net), timesteps=steps, seconds=time.time() - t0,
                    description=DESCRIPTION,

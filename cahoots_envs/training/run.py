@@ -44,6 +44,8 @@ class EvalSettings(Protocol):
     @property
     def opponents(self) -> list[str]: ...
     @property
+    def games(self) -> int: ...
+    @property
     def final_games(self) -> int: ...
 
 
@@ -176,6 +178,13 @@ class Evaluator:
     def record(self, steps: int, results: dict[str, MatchResult]) -> None:
         cpu = round(self.training_cpu(), 1)
         self.log.add(*({**r.eval_row(steps, name), "cpu_seconds": cpu} for name, r in results.items()))
+
+    def check(self, learner: Policy, steps: int, seed: int) -> str:
+        """One curve check: ``evaluate`` with ``eval.games``, ``record`` at ``steps``; returns
+        the line to print (``vs heuristic 0.412, ...``)."""
+        results = self.evaluate(learner, self.config.eval.games, seed=seed)
+        self.record(steps, results)
+        return ", ".join(f"vs {k} {r.win_rate:.3f}" for k, r in results.items())
 
 
 def steps_label(steps: float) -> str:

@@ -1,0 +1,357 @@
+"""Expert iteration: the network learns from search over itself (``algorithm:
+expert_iteration``; its settings are the config's ``expert_iteration`` section, the network's
+shape ``ppo.net_arch``/``ppo.activation``, the optional behaviour clone ``pretrain``;
+``total_timesteps`` counts the positions labelled over the whole run).
+
+One iteration:
+
+1. **Positions the network reaches.** ``n_envs`` games on the batched engine: in a share
+   (``self_play_share``) the network plays every seat, in the others one seat (rotated) against
+   ``opponent`` in the rest. The network samples its moves (its masked softmax, so the positions
+   spread). Each of its decisions with 2..``max_candidates`` legal moves is kept with chance
+   ``take`` as a reference game (``engine.game(i)``: the deals and every action so far), with
+   its observation and mask, until ``positions`` are kept.
+2. **Labels.** ``cahoots_envs.search.label_positions`` searches them all together on the engine
+   with the ``search`` knobs, the current network (greedy) as the blueprint: its move is the
+   search's default and, with ``rollout: blueprint``, it plays the rollouts (one forward pass a
+   ply for all rows); ``rollout: heuristic`` rolls out with the game's rule-based bot instead
+   (cheaper). Every label carries each legal move's mean rollout value.
+3. **Learning from the values, not the choices.** For each searched position the target is the
+   network's own distribution there, tilted by the values:
+   ``target(a) ∝ pi_old(a) * exp((Q(a) - max Q) / beta)`` over the legal moves (the policy that
+   maximises ``E[Q] - beta * KL(pi || pi_old)``; ``beta`` in value units, the games' values are
+   win chances). Where the search sees no difference the network keeps its own preferences; where
+   one move is clearly better the target moves toward it, as far as the evidence goes. The actor
+   is fitted by cross-entropy to the targets of the last ``window`` iterations' labels for
+   ``epochs`` passes. A network that copied the search's choices instead learned mostly the
+   blueprint's habits (docs/training.md, expert iteration).
+4. The new network is evaluated (``eval``) and becomes the next iteration's blueprint.
+
+The saved policy is the actor alone (an ``MLPPolicy``: it acts with numpy). ``start`` names a
+saved policy to begin from (``zoo:<game>``, a policy file); else the behaviour clone of
+``pretrain`` (or a fresh network when ``pretrain.games`` is 0).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cahoots_envs.core.game import Game
+from cahoots_envs.policies.loading import load_policy
+from cahoots_envs.policies.network import MLPPolicy
+from cahoots_envs.training.config import ConfigError, TrainConfig
+from cahoots_envs.training.run import CsvLog, Evaluator, Trained, check_engine
+
+DESCRIPTION = "expert iteration (search over the network labels its own positions)"
+SECTION = "expert_iteration"
+ROLLOUTS = ("blueprint", "heuristic")
+
+
+@dataclass
+class ExpertIterationConfig:
+    """Expert iteration's own settings (``expert_iteration:`` in a config)."""
+
+    start: str = ""  # a saved policy to start from (zoo:<game>, a file); "": pretrain / fresh
+    positions: int = 4000  # positions labelled per iteration
+    take: float = 0.2  # chance that one of the network's decisions is kept as a position
+    self_play_share: float = 0.0  # games where the network plays every seat
+    opponent: str = "heuristic"  # the other seats of the remaining games (a policy spec)
+    search: dict[str, Any] = field(default_factory=lambda: {"worlds": 8, "max_worlds": 16})
+    rollout: str = "blueprint"  # who plays the rollouts: the network, or the game's heuristic
+    beta: float = 0.05  # the target's temperature, in value units
+    window: int = 2  # iterations of labels the network is fitted to
+    epochs: int = 4
+    batch_size: int = 256
+    learning_rate: float = 1e-4
+
+    def __post_init__(self) -> None:  # checked as the config loads, before any work
+        from cahoots_envs.search.policy import check_knobs
+
+        problems = []
+        if self.positions < 1:
+            problems.append(f"positions must be >= 1, got {self.positions}")
+        if not 0.0 < self.take <= 1.0:
+            problems.append(f"take must be in (0, 1], got {self.take}")
+        if not 0.0 <= self.self_play_share <= 1.0:
+            problems.append(f"self_play_share must be in [0, 1], got {self.self_play_share}")
+        if self.rollout not in ROLLOUTS:
+            problems.append(f"rollout must be one of {', '.join(ROLLOUTS)}, got {self.rollout!r}")
+        if not (math.isfinite(self.beta) and self.beta > 0):
+            problems.append(f"beta must be a number > 0, got {self.beta}")
+        for name in ("window", "epochs", "batch_size"):
+            if getattr(self, name) < 1:
+                problems.append(f"{name} must be >= 1, got {getattr(self, name)}")
+        if not (math.isfinite(self.learning_rate) and self.learning_rate > 0):
+            problems.append(f"learning_rate must be > 0, got {self.learning_rate}")
+        if not isinstance(self.search, dict):
+            problems.append(f"search is a mapping of search settings, got {self.search!r}")
+        else:
+            for name in ("rollout", "engine", "search_all", "time_limit"):
+                if name in self.search:
+                    problems.append(f"search.{name} is not set here (the labels search every "
+                                    "position on the engine; the rollout player is "
+                                    f"{SECTION}.rollout)")
+            try:
+                check_knobs({k: v for k, v in self.search.items()
+                             if k not in ("rollout", "engine", "search_all", "time_limit")})
+            except ValueError as e:
+                problems.append(f"search: {e}")
+        if problems:
+            raise ConfigError(f"{SECTION}: " + "; ".join(problems))
+
+
+# ---- the network ----------------------------------------------------------------------------
+def load_actor(net: Any, policy: MLPPolicy) -> None:
+    """Copy a saved MLP policy's layers into ``net``'s actor (``build_network``'s layout); the
+    shapes and the activation must match."""
+    import torch
+    from torch import nn
+
+    linears = [m for m in net.mlp_extractor.policy_net if isinstance(m, nn.Linear)]
+    linears.append(net.action_net)
+    shapes = [tuple(m.weight.shape[::-1]) for m in linears]
+    theirs = [tuple(w.shape) for w, _ in policy.layers]
+    if shapes != theirs:
+        raise ConfigError(f"{SECTION}.start: the policy's layers {theirs} do not match the "
+                          f"network of ppo.net_arch {shapes}; set ppo.net_arch to its hidden "
+                          f"sizes {[s[1] for s in theirs[:-1]]}")
+    with torch.no_grad():
+        for m, (wt, b) in zip(linears, policy.layers):
+            m.weight.copy_(torch.from_numpy(np.ascontiguousarray(wt.T)))
+            m.bias.copy_(torch.from_numpy(b))
+
+
+def start_policy(config: TrainConfig, spec: str) -> MLPPolicy:
+    try:
+        policy = load_policy(spec, config.env_id, config.env_options, seed=config.seed)
+    except (ValueError, OSError) as e:
+        raise ConfigError(f"{SECTION}.start: {e}") from None
+    if not isinstance(policy, MLPPolicy):
+        raise ConfigError(f"{SECTION}.start: {spec!r} is not a saved MLP policy (zoo:<game> or "
+                          "a policy file made by cahoots train)")
+    if policy.activation != config.ppo.activation:
+        raise ConfigError(f"{SECTION}.start: {spec!r} uses {policy.activation}; set "
+                          f"ppo.activation: {policy.activation}")
+    return policy
+
+
+def masked_probs(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    z = np.where(masks != 0, logits, -np.inf)
+    z = np.exp(z - z.max(axis=1, keepdims=True))
+    return z / z.sum(axis=1, keepdims=True)  # type: ignore[no-any-return]
+
+
+# ---- 1. positions ---------------------------------------------------------------------------
+@dataclass
+class Positions:
+    games: list[Game]
+    obs: np.ndarray
+    masks: np.ndarray
+    decisions: int  # the network's decisions played to find them
+
+
+def collect_positions(config: TrainConfig, section: ExpertIterationConfig, actor: MLPPolicy,
+                      opponent: Any, count: int, most: int, seed: int) -> Positions:
+    """``count`` positions the network reaches (see the module docstring, step 1)."""
+    from cahoots_envs.vector import make as make_vector
+
+    options = {k: v for k, v in config.env_options.items() if k != "render_mode"}
+    vec = make_vector(config.env_id, config.n_envs, seed=seed, **options)
+    vec.reset(seed=seed)
+    e = vec.engine
+    n, p = config.n_envs, vec.num_players
+    rng = np.random.default_rng([seed, 5])
+    sampler = MLPPolicy([(w.T, b) for w, b in actor.layers], actor.activation,
+                        deterministic=False, seed=seed)
+    every = np.arange(n) < round((1.0 if config.team else section.self_play_share) * n)
+    seat = np.arange(n) % p  # the network's seat in the other games
+    games: list[Game] = []
+    obs: list[np.ndarray] = []
+    masks: list[np.ndarray] = []
+    decisions = 0
+    move = np.zeros(n, np.int64)
+    while len(games) < count:
+        mover = e.to_move.copy()
+        ours = every | (mover == seat)
+        rows = np.flatnonzero(ours)
+        if rows.size:
+            move[rows] = sampler.act_batch(e.obs[rows], e.mask[rows])
+            decisions += rows.size
+            legal = e.mask[rows].sum(axis=1)
+            keep = rows[(legal >= 2) & (legal <= most) & (rng.random(rows.size) < section.take)]
+            for i in keep.tolist()[: count - len(games)]:
+                games.append(e.game(i))
+                obs.append(e.obs[i].astype(np.float32))
+                masks.append(e.mask[i].copy())
+        others = np.flatnonzero(~ours)
+        if others.size:
+            move[others] = opponent.act_batch(e.obs[others], e.mask[others])
+        e.step(move)
+        done = np.flatnonzero(e.done & ~every)
+        seat[done] = (seat[done] + 1) % p
+    return Positions(games, np.stack(obs), np.stack(masks), decisions)
+
+
+# ---- 2 and 3. labels and targets ------------------------------------------------------------
+@dataclass
+class Labelled:
+    obs: np.ndarray  # [P, obs]
+    masks: np.ndarray  # [P, actions]
+    targets: np.ndarray  # [P, actions], rows summing to 1
+    changed: float  # share of positions where the search's move is not the network's
+    gain: float  # mean of max Q minus Q of the network's move, over the searched positions
+
+
+def tilted_targets(pi_old: np.ndarray, legal: list[int], means: np.ndarray, beta: float,
+                   ) -> np.ndarray:
+    """``pi_old * exp((Q - max Q) / beta)`` over ``legal``, normalised (step 3)."""
+    out = np.zeros_like(pi_old)
+    w = pi_old[legal] * np.exp((means - means.max()) / beta)
+    if not np.isfinite(w).all() or w.sum() <= 0:  # the network gave its best move no weight
+        w = np.exp((means - means.max()) / beta)
+    out[legal] = w / w.sum()
+    return out
+
+
+def label(config: TrainConfig, section: ExpertIterationConfig, actor: MLPPolicy,
+          positions: Positions, seed: int) -> Labelled:
+    from cahoots_envs.search import label_positions
+
+    blueprint = MLPPolicy([(w.T, b) for w, b in actor.layers], actor.activation)
+    blueprint.name = "network"
+    options = {k: v for k, v in config.env_options.items() if k != "render_mode"}
+    labels = label_positions(config.env_id, options, positions.games, blueprint=blueprint,
+                             seed=seed, blueprint_name="network", rollout=section.rollout,
+                             engine="batched", **section.search)
+    pi = masked_probs(actor.logits(positions.obs), positions.masks)
+    keep, targets, changed, gains = [], [], 0, []
+    for k, lab in enumerate(labels):
+        if not lab.searched:
+            continue
+        keep.append(k)
+        targets.append(tilted_targets(pi[k], lab.legal, lab.means, section.beta))
+        changed += lab.move != lab.blueprint_move
+        gains.append(float(lab.means.max() - lab.means[lab.legal.index(lab.blueprint_move)]))
+    idx = np.array(keep, np.int64)
+    return Labelled(positions.obs[idx], positions.masks[idx],
+                    np.array(targets, np.float32).reshape(len(idx), positions.masks.shape[1]),
+                    changed / max(len(idx), 1), float(np.mean(gains)) if gains else 0.0)
+
+
+def fit(net: Any, optimizer: Any, data: list[Labelled], section: ExpertIterationConfig,
+        generator: Any) -> dict[str, float]:
+    """Cross-entropy of the actor's masked distribution to the targets, ``epochs`` passes."""
+    import torch
+
+    from cahoots_envs.training.every_seat_ppo import masked_logits
+
+    obs = torch.from_numpy(np.concatenate([d.obs for d in data]))
+    masks = torch.from_numpy(np.concatenate([d.masks for d in data]) != 0)
+    targets = torch.from_numpy(np.concatenate([d.targets for d in data]))
+    size = len(obs)
+    total, batches = 0.0, 0
+    net.train()
+    for _ in range(section.epochs):
+        order = torch.randperm(size, generator=generator)
+        for start in range(0, size, section.batch_size):
+            idx = order[start:start + section.batch_size]
+            logp = torch.log_softmax(masked_logits(net.logits(obs[idx]), masks[idx]), -1)
+            loss = -(targets[idx] * logp.nan_to_num(neginf=0.0)).sum(-1).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), 0.5)
+            optimizer.step()
+            total += float(loss.detach())
+            batches += 1
+    net.eval()
+    return {"cross_entropy": total / max(batches, 1), "examples": float(size)}
+
+
+# ---- the run --------------------------------------------------------------------------------
+def train(config: TrainConfig, run_dir: Path, resume: bool, evaluator: Evaluator) -> Trained:
+    """Iterations of positions, labels and a fit until ``total_timesteps`` positions are
+    labelled; an evaluation after every iteration whose labels cross ``eval.every``."""
+    import dataclasses
+
+    import torch
+
+    from cahoots_envs.search.policy import GENERIC_DEFAULTS
+    from cahoots_envs.training.every_seat_ppo import build_network, crossed
+    from cahoots_envs.training.maskable_ppo import pretrain
+
+    if resume:
+        raise ConfigError(f"{SECTION} keeps no checkpoint to resume from; start a new run")
+    section: ExpertIterationConfig = config.sections.get(SECTION) or ExpertIterationConfig()
+    check_engine(dataclasses.replace(config, engine="batched"))  # it searches on the engine
+    torch.set_num_threads(config.torch_threads)
+    torch.manual_seed(config.seed)
+    generator = torch.Generator().manual_seed(config.seed)
+    options = {k: v for k, v in config.env_options.items() if k != "render_mode"}
+    from cahoots_envs.registry import game_spec
+
+    spec = game_spec(config.env_id)
+    resolved = spec.resolve_options(options)
+    layout = spec.layout(resolved)
+    net = build_network(layout.size, int(spec.rules.num_actions(resolved)),
+                        list(config.ppo.net_arch), config.ppo.activation)
+    pretrain_stats = None
+    if section.start:
+        load_actor(net, start_policy(config, section.start))
+    elif config.pretrain.games > 0:
+        from types import SimpleNamespace
+
+        pretrain_stats = pretrain(config, SimpleNamespace(policy=net), evaluator, run_dir)
+    net.eval()
+    opponent = None
+    if not config.team and section.self_play_share < 1.0:
+        opponent = load_policy(section.opponent, config.env_id, options, seed=config.seed + 19)
+    most = int(section.search.get("max_candidates", GENERIC_DEFAULTS["max_candidates"]))
+    optimizer = torch.optim.Adam(net.parameters(), lr=section.learning_rate)
+    progress = CsvLog(run_dir / "progress.csv")
+    window: list[Labelled] = []
+    steps, iteration = 0, 0
+    t0 = time.time()
+    print(f"expert iteration: {section.positions:,} positions an iteration from {config.n_envs} "
+          f"games, search {section.search} over the network (rollouts: {section.rollout}), to "
+          f"{config.total_timesteps:,} positions", flush=True)
+    if section.start:
+        text = evaluator.check(MLPPolicy.from_sb3(net), 0, seed=config.seed)
+        print(f"[start: {section.start}] eval: {text}", flush=True)
+    while steps < config.total_timesteps:
+        iteration += 1
+        seed = config.seed + 1000 * iteration
+        actor = MLPPolicy.from_sb3(net)
+        count = min(section.positions, config.total_timesteps - steps)
+        t1 = time.time()
+        found = collect_positions(config, section, actor, opponent, count, most, seed)
+        t2 = time.time()
+        labelled = label(config, section, actor, found, seed)
+        t3 = time.time()
+        window = [*window, labelled][-section.window:]
+        stats = fit(net, optimizer, window, section, generator)
+        before, steps = steps, steps + count
+        progress.add({"time/total_timesteps": steps, "iteration": iteration,
+                      "searched": len(labelled.obs), "search_changed": round(labelled.changed, 4),
+                      "search_gain": round(labelled.gain, 5),
+                      "collect_seconds": round(t2 - t1, 1), "label_seconds": round(t3 - t2, 1),
+                      "fit_seconds": round(time.time() - t3, 1),
+                      "seconds": round(time.time() - t0, 1),
+                      **{k: round(v, 5) for k, v in stats.items()}})
+        print(f"iteration {iteration}: {count:,} positions ({len(labelled.obs):,} searched, the "
+              f"search moves off the network's choice at {labelled.changed:.1%}, mean gain "
+              f"{labelled.gain:.4f}); collect {t2 - t1:.0f}s, label {t3 - t2:.0f}s, fit "
+              f"{time.time() - t3:.0f}s; cross-entropy {stats['cross_entropy']:.4f}", flush=True)
+        if crossed(steps, before, config.eval.every) or steps >= config.total_timesteps:
+            text = evaluator.check(MLPPolicy.from_sb3(net), steps, seed=config.seed + steps)
+            print(f"[{steps:,} positions, {time.time() - t0:.0f}s] eval: {text}", flush=True)
+    return Trained(learner=MLPPolicy.from_sb3(net), timesteps=steps, seconds=time.time() - t0,
+                   description=DESCRIPTION,
+                   metadata={"behaviour_cloning": pretrain_stats,
+                             SECTION: {"start": section.start, "iterations": iteration,
+                                       "rollout": section.rollout, "search": section.search}})

@@ -1,0 +1,170 @@
+"""Expert iteration (``algorithm: expert_iteration``): the value-tilted targets, the fit that
+moves the network toward them, the positions it collects (its own, on the engine), its config
+checks, and a tiny run end to end through ``cahoots train``'s entry point that repeats for a
+seed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+yaml = pytest.importorskip("yaml")
+pytest.importorskip("numba")
+torch = pytest.importorskip("torch")
+
+from cahoots_envs.policies.network import MLPPolicy
+from cahoots_envs.policies.saved import read_safetensors
+from cahoots_envs.training.config import ConfigError, load_config
+from cahoots_envs.training.expert_iteration import (
+    ExpertIterationConfig,
+    Labelled,
+    collect_positions,
+    fit,
+    load_actor,
+    masked_probs,
+    tilted_targets,
+)
+from cahoots_envs.training.train import main
+
+
+def test_the_target_tilts_the_networks_distribution_by_the_values() -> None:
+    pi = np.zeros(6)
+    pi[[1, 3, 4]] = [0.5, 0.3, 0.2]
+    means = np.array([0.2, 0.2, 0.7])  # moves 1, 3, 4
+    t = tilted_targets(pi, [1, 3, 4], means, beta=0.1)
+    assert t.sum() == pytest.approx(1.0) and t[[0, 2, 5]].tolist() == [0.0, 0.0, 0.0]
+    # equal values keep the network's own preference between them
+    assert t[1] / t[3] == pytest.approx(0.5 / 0.3)
+    # a move better by 0.5 in value gains exp(0.5 / beta) in weight
+    assert t[4] / t[3] == pytest.approx(0.2 / 0.3 * np.exp(5.0))
+    # equal values everywhere: the target is the network's distribution
+    assert tilted_targets(pi, [1, 3, 4], np.full(3, 0.4), 0.1)[[1, 3, 4]] == pytest.approx(
+        [0.5, 0.3, 0.2])
+    # a small beta makes it the best move; a move the network gives no weight stays at zero
+    # unless every weight vanished, then the values alone decide
+    assert tilted_targets(pi, [1, 3, 4], means, 1e-4)[4] == pytest.approx(1.0)
+    none = np.zeros(6)
+    none[1] = 1.0
+    assert tilted_targets(none, [3, 4], np.array([0.1, 0.6]), 0.1)[[3, 4]] == pytest.approx(
+        [1 / (1 + np.exp(5.0)), np.exp(5.0) / (1 + np.exp(5.0))])
+
+
+def test_the_fit_moves_the_network_toward_the_targets() -> None:
+    from cahoots_envs.training.every_seat_ppo import build_network
+
+    torch.manual_seed(0)
+    net = build_network(5, 4, [8], "tanh")
+    rng = np.random.default_rng(0)
+    obs = rng.normal(size=(64, 5)).astype(np.float32)
+    masks = np.ones((64, 4), np.int8)
+    masks[:, 0] = 0  # move 0 is never legal
+    targets = np.zeros((64, 4), np.float32)
+    targets[:, 2] = 1.0  # the search says move 2, everywhere
+    data = [Labelled(obs, masks, targets, changed=1.0, gain=0.1)]
+    before = masked_probs(MLPPolicy.from_sb3(net).logits(obs), masks)[:, 2].mean()
+    section = ExpertIterationConfig(epochs=30, batch_size=16, learning_rate=1e-2)
+    optimizer = torch.optim.Adam(net.parameters(), lr=section.learning_rate)
+    stats = fit(net, optimizer, data, section, torch.Generator().manual_seed(0))
+    after = masked_probs(MLPPolicy.from_sb3(net).logits(obs), masks)
+    assert before < 0.5 < after[:, 2].mean() and after[:, 0].max() == 0.0
+    assert stats["examples"] == 64.0
+
+
+def test_a_saved_policy_loads_into_the_network_and_a_mismatch_is_named() -> None:
+    from cahoots_envs.training.every_seat_ppo import build_network
+
+    rng = np.random.default_rng(1)
+    policy = MLPPolicy([(rng.normal(size=(8, 5)), rng.normal(size=8)),
+                        (rng.normal(size=(4, 8)), rng.normal(size=4))])
+    net = build_network(5, 4, [8], "tanh")
+    load_actor(net, policy)
+    obs = rng.normal(size=(3, 5)).astype(np.float32)
+    assert MLPPolicy.from_sb3(net).logits(obs) == pytest.approx(policy.logits(obs), abs=1e-5)
+    with pytest.raises(ConfigError, match=r"set ppo.net_arch to its hidden sizes \[8\]"):
+        load_actor(build_network(5, 4, [16], "tanh"), policy)
+
+
+def test_positions_are_the_networks_own_decisions_with_a_choice() -> None:
+    import cahoots_envs
+    from cahoots_envs.search import Infoset
+    from cahoots_envs.training.config import TrainConfig
+
+    config = TrainConfig(env_id="cahoots_tricks-v1", env_options={"num_players": 4}, n_envs=8)
+    section = ExpertIterationConfig(take=0.5)
+    rng = np.random.default_rng(2)
+    spec = cahoots_envs.game_spec("cahoots_tricks-v1")
+    options = spec.resolve_options({"num_players": 4})
+    size, actions = spec.layout(options).size, spec.rules.num_actions(options)
+    actor = MLPPolicy([(rng.normal(0, 0.1, (16, size)), np.zeros(16)),
+                       (rng.normal(0, 0.1, (actions, 16)), np.zeros(actions))])
+    def opponent() -> object:  # the bot breaks ties with its generator: a fresh one per run
+        return cahoots_envs.load_policy("heuristic", "cahoots_tricks-v1", {"num_players": 4},
+                                        seed=0)
+
+    found = collect_positions(config, section, actor, opponent(), 40, 6, seed=3)
+    assert len(found.games) == 40 and found.obs.shape == (40, size)
+    assert found.decisions >= 40
+    for game, obs, mask in zip(found.games, found.obs, found.masks):
+        info = Infoset(game, game.current_player, spec, options)
+        # the engine's observation and mask are the reference game's, for the seat to move
+        assert np.array_equal(info.observation, obs)
+        assert np.array_equal(np.asarray(info.action_mask, np.int8), mask)
+        assert 2 <= int(mask.sum()) <= 6
+    again = collect_positions(config, section, actor, opponent(), 40, 6, seed=3)
+    assert np.array_equal(found.obs, again.obs)
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"rollout": "network"}, "rollout must be one of blueprint, heuristic"),
+    ({"search": {"rollout": "heuristic"}}, "search.rollout is not set here"),
+    ({"search": {"worlds": 0}}, "search: search setting worlds is a whole number"),
+    ({"search": {"wolrds": 8}}, "unknown search setting 'wolrds'"),
+    ({"beta": 0}, "beta must be a number > 0"),
+    ({"take": 1.5}, r"take must be in \(0, 1\]"),
+])
+def test_a_bad_section_is_one_line_before_any_work(tmp_path: Path, change: dict,
+                                                  message: str) -> None:
+    path = tmp_path / "ei.yaml"
+    path.write_text(yaml.safe_dump({"env_id": "kansas_city-v1", "algorithm": "expert_iteration",
+                                    "expert_iteration": change}))
+    with pytest.raises(ConfigError, match=message):
+        load_config(path)
+
+
+def tiny(tmp_path: Path, name: str) -> Path:
+    config = {
+        "env_id": "cahoots_tricks-v1", "env_options": {"num_players": 4}, "seed": 2,
+        "total_timesteps": 48, "n_envs": 8, "engine": "batched", "progress_bar": False,
+        "algorithm": "expert_iteration",
+        "expert_iteration": {"positions": 24, "take": 0.5, "rollout": "blueprint",
+                             "search": {"worlds": 2, "max_worlds": 2}, "epochs": 2,
+                             "learning_rate": 1e-3},
+        "ppo": {"net_arch": [16]},
+        "pretrain": {"games": 4, "epochs": 1},
+        "eval": {"every": 24, "games": 8, "final_games": 8, "opponents": ["heuristic"]},
+    }
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def test_a_tiny_run_trains_end_to_end_and_repeats_for_a_seed(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    weights = []
+    for k in range(2):
+        runs = tmp_path / f"runs{k}"
+        assert main(["--config", str(tiny(tmp_path, f"ei{k}")), "--runs-dir", str(runs)]) == 0
+        (run_dir,) = runs.iterdir()
+        assert run_dir.name.startswith("cahoots_tricks-v1__expertiteration__2__")
+        weights.append(read_safetensors(run_dir / "policy.safetensors")[0])
+        meta = json.loads((run_dir / "policy.json").read_text())
+        assert meta["training"]["expert_iteration"]["iterations"] == 2
+        progress = (run_dir / "progress.csv").read_text().splitlines()
+        assert len(progress) == 3 and "search_changed" in progress[0]
+    out = capsys.readouterr().out
+    assert "iteration 2: 24 positions" in out
+    assert weights[0].keys() == weights[1].keys()
+    assert all(np.array_equal(weights[0][k], weights[1][k]) for k in weights[0])
