@@ -20,8 +20,9 @@ State of one game, packed into a few rows:
 - ``_history`` (``uint16[N, 52]``): each play's action, the card it covered (bits 7–11) and
   whether it completed a goal (bit 12): the observation's play window and ``game(i)`` read it.
 
-Goals are looked up in one table over the 31,465 multisets of four kinds (``goals.py``'s
-``evaluate``, ranked by the combinatorial number system), small enough to stay in cache.
+Goals are looked up in one table over the 31,465 multisets of four kinds (``goal_ranks.py``:
+``goals.py``'s ``evaluate``, ranked by the combinatorial number system), small enough to stay in
+cache.
 
 The step kernel applies every game's action and patches the observation of the seat to move in
 place: it clears what the mover's view wrote (hand, plays it could make, the play window, who
@@ -44,7 +45,6 @@ won at the deal).
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
 
 import numba
@@ -62,7 +62,7 @@ from cahoots_envs.games.cahoots_coop.encoder import (
     PLAY_WIDTH,
     PLAYS_PER_SEAT,
 )
-from cahoots_envs.games.cahoots_coop.goals import evaluate, multisets
+from cahoots_envs.games.cahoots_coop.goal_ranks import RANK_WEIGHTS, goal_table, rank4
 from cahoots_envs.games.cahoots_coop.rules import (
     COPIES,
     DECK_SIZE,
@@ -72,7 +72,6 @@ from cahoots_envs.games.cahoots_coop.rules import (
     KINDS,
     MATCHES,
     NUM_GOAL_CARDS,
-    NUMBERS,
     PILES,
     card_str,
     goals_in_game,
@@ -125,34 +124,6 @@ LOW32 = (1 << 32) - 1
 MATCH_TABLE = np.array(MATCHES, np.int64)  # kinds a card may be played on (colour or number)
 
 
-def _rank_weights() -> np.ndarray:
-    """``w[j, v] = C(v + j, j + 1)``: a sorted multiset ``a <= b <= c <= d`` of kinds has rank
-    ``w[0, a] + w[1, b] + w[2, c] + w[3, d]`` in 0..31464 (the combinatorial number system of
-    the 4-subsets ``a < b+1 < c+2 < d+3`` of 31 values)."""
-    from math import comb
-
-    return np.array([[comb(v + j, j + 1) for v in range(KINDS)] for j in range(PILES)], np.int64)
-
-
-RANK_WEIGHTS = _rank_weights()
-
-
-@cache
-def goal_table(mode: str) -> np.ndarray:
-    """By multiset rank, the bit mask of the goals (bit ``g`` = goal ``g`` of §1.9) that four
-    tops forming that multiset satisfy under ``multicolour_mode=mode``, from ``goals.evaluate``
-    (the predicates of the reference rules)."""
-    rows = multisets()
-    colours, numbers = rows // NUMBERS, rows % NUMBERS + 1
-    masks = np.zeros(len(rows), np.int64)
-    for g, goal in enumerate(GOALS):
-        masks[evaluate(goal, colours, numbers, mode)] |= np.int64(1) << g
-    ranks = RANK_WEIGHTS[np.arange(PILES), rows].sum(axis=1)
-    table = np.zeros(len(rows), np.int64)
-    table[ranks] = masks
-    return table
-
-
 # ---- bit helpers ------------------------------------------------------------------------------
 @numba.njit(cache=True)
 def _add_card(w: np.int64, k: int) -> np.int64:
@@ -180,22 +151,6 @@ def _set_bits(row: np.ndarray, off: int, x: np.int64, value: float) -> None:
         x &= x - 1
 
 
-@numba.njit(cache=True)
-def _rank(a: np.int64, b: np.int64, c: np.int64, d: np.int64, rw: np.ndarray) -> np.int64:
-    """The multiset rank of four kinds in any order (a sorting network, then ``RANK_WEIGHTS``)."""
-    if a > b:
-        a, b = b, a
-    if c > d:
-        c, d = d, c
-    if a > c:
-        a, c = c, a
-    if b > d:
-        b, d = d, b
-    if b > c:
-        b, c = c, b
-    return rw[0, a] + rw[1, b] + rw[2, c] + rw[3, d]
-
-
 # ---- rules --------------------------------------------------------------------------------------
 @numba.njit(cache=True)
 def _resolve(st: np.ndarray, goals: np.ndarray, i: int, table: np.ndarray,
@@ -203,7 +158,7 @@ def _resolve(st: np.ndarray, goals: np.ndarray, i: int, table: np.ndarray,
     """§1.5 step 3 / A4: complete every visible goal the tops satisfy, refill each place from the
     goal deck (places in order), repeat until nothing changes. Returns (goals completed, their
     bit mask, bit mask of the places that changed)."""
-    sat = table[_rank(np.int64(st[i, S_TOP]), np.int64(st[i, S_TOP + 1]),
+    sat = table[rank4(np.int64(st[i, S_TOP]), np.int64(st[i, S_TOP + 1]),
                       np.int64(st[i, S_TOP + 2]), np.int64(st[i, S_TOP + 3]), rw)]
     count = 0
     done = np.int64(0)
@@ -431,13 +386,13 @@ def _write_seat(row: np.ndarray, mrow: np.ndarray, st: np.ndarray, bt: np.ndarra
             row[plays_at + a] = 1.0
             mrow[a] = 1
             if p == 0:
-                r = _rank(k, t1, t2, t3, rw)
+                r = rank4(k, t1, t2, t3, rw)
             elif p == 1:
-                r = _rank(t0, k, t2, t3, rw)
+                r = rank4(t0, k, t2, t3, rw)
             elif p == 2:
-                r = _rank(t0, t1, k, t3, rw)
+                r = rank4(t0, t1, k, t3, rw)
             else:
-                r = _rank(t0, t1, t2, k, rw)
+                r = rank4(t0, t1, t2, k, rw)
             hits = popcount64(table[r] & visible)
             if hits:
                 row[completes_at + a] = hits / PILES

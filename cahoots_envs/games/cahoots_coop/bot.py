@@ -24,11 +24,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from types import ModuleType
+from typing import Any, ClassVar
 
 import numpy as np
 
-from cahoots_envs.core.policy import BasePolicy
+from cahoots_envs.core.layout import OBS_DTYPE
+from cahoots_envs.core.policy import BasePolicy, optional_module
 from cahoots_envs.games.cahoots_coop.encoder import (
     GOAL_FIELD_OFFSETS,
     MAX_DRAW_PILE,
@@ -50,8 +52,18 @@ def _counts(values: np.ndarray) -> list[int]:
     return np.rint(values).astype(np.int64).tolist()
 
 
+def _load_kernels() -> ModuleType:
+    from cahoots_envs.games.cahoots_coop import bot_batched  # imports numba
+
+    return bot_batched
+
+
 class HeuristicPolicy(BasePolicy):
     name = "heuristic_cahoots_coop"
+    # batches of at least this many rows are rated in one compiled call (bot_batched.py)
+    KERNEL_MIN_ROWS: ClassVar[int] = 2
+    # the compiled kernel's module once imported; False once numba turned out to be missing
+    _kernel: ClassVar[ModuleType | bool | None] = None
 
     def __init__(self, options: Mapping[str, Any], seed: int | None = None) -> None:
         self.options = dict(options)
@@ -66,6 +78,7 @@ class HeuristicPolicy(BasePolicy):
         self._words = 1 + len(VOCABULARIES[self.talk])
         self._pile_words = [i + 1 for i, (_, names) in enumerate(VOCABULARIES[self.talk])
                             if names == "pile"]
+        self._kernel_args: tuple[Any, ...] | None = None  # what the kernel reads, built once
 
     # ---- reading the observation ---------------------------------------------------------
     def _read(self, observation: np.ndarray) -> dict[str, Any]:
@@ -99,18 +112,63 @@ class HeuristicPolicy(BasePolicy):
         """The bot's tie-break: uniformly at random among ``best`` (one draw only on a tie)."""
         return best[int(self.rng.integers(len(best)))] if len(best) > 1 else best[0]
 
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """One move per row: the moves ``act`` makes on the rows in order, with the same draws
+        from the generator. Without table talk, from ``KERNEL_MIN_ROWS`` rows on and where
+        numba is installed, the rows are rated in one compiled call (``bot_batched.py``) and
+        only the ties are drawn here, row by row."""
+        return self._batch(observations, action_masks, None)
+
     def act_batch_with_ties(self, observations: np.ndarray,
                             action_masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``act_batch`` (the same decisions and random draws as ``act`` row by row) and the
         tied best moves each row chose among, ``bool[N, num_actions]``: the soft targets that
         behaviour cloning imitates."""
-        actions = np.zeros(len(observations), np.int64)
         ties = np.zeros(np.shape(action_masks), np.bool_)
-        for i, (observation, mask) in enumerate(zip(observations, action_masks)):
-            best = self.best_actions(observation, mask)
-            ties[i, best] = True
-            actions[i] = self._pick(best)
-        return actions, ties
+        return self._batch(observations, action_masks, ties), ties
+
+    def _batch(self, observations: np.ndarray, action_masks: np.ndarray,
+               ties: np.ndarray | None) -> np.ndarray:
+        observations, action_masks = np.asarray(observations), np.asarray(action_masks)
+        rows = len(observations)
+        kernel = None
+        if rows >= self.KERNEL_MIN_ROWS and self.talk == "none" and \
+                observations.dtype == OBS_DTYPE and \
+                observations.shape == (rows, self.layout.size) and \
+                action_masks.shape == (rows, TALK_BASE):
+            kernel = self._batch_kernel()
+        if kernel is None:
+            actions = np.zeros(rows, np.int64)
+            for i, (observation, mask) in enumerate(zip(observations, action_masks)):
+                best = self.best_actions(observation, mask)
+                if ties is not None:
+                    ties[i, best] = True
+                actions[i] = self._pick(best)
+            return actions
+        if self._kernel_args is None:
+            self._kernel_args = kernel.kernel_args(self.layout)
+        if action_masks.dtype != np.int8:  # legal = nonzero, as ``np.flatnonzero`` reads it
+            action_masks = (action_masks != 0).view(np.int8)
+        # C-contiguous and writeable, so that every batch takes the one compiled signature
+        obs, masks = (np.require(a, requirements=("C", "W")) for a in (observations, action_masks))
+        counts, moves = kernel.best_sets(obs, masks, self.num_players, *self._kernel_args)
+        chosen = moves[:, 0].copy()
+        if ties is not None:
+            for i, k in enumerate(counts.tolist()):
+                ties[i, moves[i, : max(k, 1)]] = True
+        integers = self.rng.integers
+        for i in np.flatnonzero(counts != 1).tolist():
+            k = int(counts[i])
+            if k < 0:
+                raise ValueError(f"row {i} of the batch: {kernel.PROBLEMS[k]}")
+            if k > 1:  # ``_pick``: a draw only on a tie
+                chosen[i] = moves[i, integers(k)]
+        return chosen
+
+    @classmethod
+    def _batch_kernel(cls) -> ModuleType | None:
+        """The compiled kernel's module, imported on first use; None without numba."""
+        return optional_module(HeuristicPolicy, "_kernel", _load_kernels)
 
     def best_actions(self, observation: np.ndarray, action_mask: np.ndarray) -> list[int]:
         """The moves ``act`` breaks its tie among (ascending action ids): the only legal move,
