@@ -13,9 +13,9 @@ import pytest
 
 import cahoots_envs
 from cahoots_envs.core.batched import OUTPUT_BUFFERS
-from cahoots_envs.core.numba_kernels import seed_states
+from cahoots_envs.core.numba_kernels import randint, seed_states
 from cahoots_envs.search import Infoset, SearchPolicy, World, parse_search_spec
-from cahoots_envs.search.engine import EngineRollouts, engine_problem
+from cahoots_envs.search.engine import EngineRollouts, engine_problem, win_options, world_stream
 from cahoots_envs.vector.engine import engine_class
 from tests.search_checks import record_game
 
@@ -112,6 +112,97 @@ def test_the_heuristic_blueprint_gives_the_same_values_on_both_paths(env_id, opt
         assert np.abs(found[0] - found[1]).max() <= TOLERANCE
 
 
+COOP_CASES = [case for case in CASES if case[0] == "cahoots_coop-v1"]
+
+
+def _lockstep(engine: Any, policy: Any, first: np.ndarray, seats: np.ndarray,
+              ) -> tuple[np.ndarray, int]:
+    """The lockstep path's values of rows ``0..len(first)-1`` of ``engine``: each plays its
+    move, then ``policy``'s best moves (``best_actions``, in Python, on the rows' observations)
+    for every seat to the end, the final reward of its seat; a tie drawn from the row's own
+    stream, as ``play_out`` draws it. Also how many ties were drawn."""
+    rows = len(first)
+    out = np.zeros(rows)
+    live = np.ones(rows, np.bool_)
+    actions = np.full(engine.num_envs, -1, np.int64)
+    actions[:rows] = first
+    draws = 0
+    while live.any():
+        engine.step(actions)
+        over = np.flatnonzero(live & engine.done[:rows])
+        out[over] = engine.rewards[over, seats[over]]
+        live[over] = False
+        actions[:] = -1
+        for r in np.flatnonzero(live).tolist():
+            best = policy.best_actions(engine.obs[r], engine.mask[r])
+            draws += len(best) > 1
+            actions[r] = best[0] if len(best) == 1 else \
+                best[randint(engine.streams(), r, len(best))]
+    return out, draws
+
+
+@pytest.mark.parametrize(("env_id", "options"), COOP_CASES, ids=lambda x: str(x))
+def test_coop_play_out_gives_the_lockstep_values(env_id, options) -> None:
+    """The cooperative heuristic's ``play_out`` (one kernel call, the bot's inputs read from the
+    engine state) against the lockstep path on the same rows (every world x move of searched
+    positions, loaded as search loads them): the same value for every row. Other policies get
+    None (the caller's lockstep)."""
+    spec = cahoots_envs.game_spec(env_id)
+    resolved = spec.resolve_options(options)
+    sampler = spec.require("world_sampler")
+    rollouts = EngineRollouts(spec, resolved, sampler)
+    policy = spec.bot(resolved, seed=0)
+    draws = 0
+    for game in _positions(env_id, resolved, POSITIONS):
+        info = Infoset(game, game.current_player, spec, resolved)
+        worlds = [info.sample(np.random.default_rng([9, k])) for k in range(4)]
+        loader = rollouts.load(worlds)
+        source = np.repeat(np.arange(len(worlds)), len(info.legal))
+        first = np.tile(np.array(info.legal, np.int64), len(worlds))
+        seats = np.full(len(source), info.seat, np.int64)
+        starts = [worlds[k].game for k in source.tolist()]
+        engines = []
+        for _ in range(2):
+            engine = engine_class(spec)(spec, win_options(resolved), len(source))
+            engine.reset(seed_states(0, len(source)), None)
+            engine.copy_rows(loader, source)
+            engine.streams()[:] = [world_stream(9, k) for k in source.tolist()]
+            engines.append(engine)
+        assert engines[0].play_out(FirstBest(env_id, resolved), first, seats, sampler.value,
+                                   starts) is None
+        played = engines[0].play_out(policy, first, seats, sampler.value, starts)
+        expected, tied = _lockstep(engines[1], policy, first, seats)
+        assert played is not None and np.array_equal(played, expected)
+        draws += tied
+    assert draws > 0  # the ties' draws from the rows' streams are compared too
+    other = spec.bot({**resolved, "num_players": resolved["num_players"] % 4 + 1}, seed=0)
+    assert engines[0].play_out(other, first, seats, sampler.value, starts) is None
+
+
+def test_coop_heuristic_search_rolls_out_in_play_out(monkeypatch) -> None:
+    """A search bot over the cooperative heuristic on the engine plays its rollouts in
+    ``play_out`` (no lockstep ``act_batch``), and its values are final rewards (0 or 1)."""
+    env_id, options = COOP_CASES[1]
+    spec = cahoots_envs.game_spec(env_id)
+    resolved = spec.resolve_options(options)
+    engine = engine_class(spec)
+    calls = []
+    play_out = engine.play_out
+
+    def counted(self, policy, *args):
+        found = play_out(self, policy, *args)
+        calls.append(found is not None)
+        return found
+
+    monkeypatch.setattr(engine, "play_out", counted)
+    game = _positions(env_id, resolved, 1)[0]
+    bot = SearchPolicy(env_id, resolved, seed=3, worlds=4, max_worlds=4, search_all=True)
+    bot.act_infoset(Infoset(game, game.current_player, spec, resolved))
+    assert bot.path == "batched" and bot.last_search is not None
+    assert calls and all(calls)
+    assert set(np.unique(bot.last_search[1])) <= {0.0, 1.0}
+
+
 def test_a_broken_world_loader_is_caught(monkeypatch) -> None:
     """A loader that deals each world the next world's cards (history kept) passes the
     replay's own check (the seat to move and its legal moves) but not the comparison."""
@@ -140,7 +231,7 @@ def test_copy_rows_covers_every_per_game_array() -> None:
         assert engine.streams() is getattr(engine, type(engine).STREAM)
 
 
-def test_games_and_options_without_an_engine_search_on_the_reference_game() -> None:
+def test_games_and_options_without_an_engine_search_on_the_reference_game(monkeypatch) -> None:
     env_id = "cahoots_tricks-v1"
     options = {"num_players": 3, "scoring": "face_value", "point_split": "random"}
     spec = cahoots_envs.game_spec(env_id)
@@ -160,11 +251,15 @@ def test_games_and_options_without_an_engine_search_on_the_reference_game() -> N
     game = _positions(env_id, spec.resolve_options({"num_players": 3}), 1)[0]
     bot.act_infoset(Infoset(game, game.current_player, spec, bot.options))
     assert bot.path == "reference" and bot.stats.reference_searches == 1
-    # the engine where there is one; coop's heuristic keeps to its fast bot under 'auto'
+    # the engine where there is one (coop's heuristic too, since its play_out); a heuristic
+    # blueprint its game measured faster on the reference game keeps to its fast bot there
     bot = SearchPolicy(env_id, {"num_players": 3}, seed=0, worlds=2, max_worlds=2,
                        search_all=True)
     bot.act_infoset(Infoset(game, game.current_player, spec, bot.options))
     assert bot.path == "batched" and bot.stats.engine_searches == 1
+    coop = SearchPolicy("cahoots_coop-v1", {"num_players": 3}, seed=0, search_all=True)
+    assert coop._engine_rollouts() is not None and coop.path == "batched"
+    monkeypatch.setattr(coop.sampler, "HEURISTIC_BATCHED", False)
     coop = SearchPolicy("cahoots_coop-v1", {"num_players": 3}, seed=0, search_all=True)
     assert coop._engine_rollouts() is None and coop.path == "reference"
 

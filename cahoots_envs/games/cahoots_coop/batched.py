@@ -45,6 +45,7 @@ won at the deal).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numba
@@ -54,6 +55,8 @@ from cahoots_envs.core.batched import BatchedEngine
 from cahoots_envs.core.game import Game
 from cahoots_envs.core.numba_kernels import lowest_bit_index, next_u64, popcount64, randint, shuffle
 from cahoots_envs.core.spec import GameSpec
+from cahoots_envs.games.cahoots_coop.bot import HeuristicPolicy
+from cahoots_envs.games.cahoots_coop.bot_batched import best_plays, scratch
 from cahoots_envs.games.cahoots_coop.encoder import (
     GOAL_FEATURES,
     GOAL_WIDTH,
@@ -429,6 +432,46 @@ def _write_seat(row: np.ndarray, mrow: np.ndarray, st: np.ndarray, bt: np.ndarra
 
 # ---- kernels ----------------------------------------------------------------------------------
 @numba.njit(cache=True)
+def _play(st: np.ndarray, bt: np.ndarray, cards: np.ndarray, goals: np.ndarray,
+          hist: np.ndarray, i: int, a: np.int64, n: int, match: np.ndarray, table: np.ndarray,
+          rw: np.ndarray) -> tuple[int, np.int64, int, np.int64, np.int64]:
+    """Game ``i``'s seat to move plays ``a`` (§1.5), the turn passes and the end is checked
+    (§1.6). Returns (goals completed, their bit mask, bit mask of the goal places that changed,
+    the card covered, the goals the previous play completed)."""
+    cur = np.int64(st[i, S_CUR])
+    kind = a >> 2
+    pile = a & 3
+    # §1.5 effect 1: the card covers the top; 2: draw back to 4 while the draw pile lasts
+    hand = _remove_card(bt[i, B_HAND + cur], kind)
+    pos = st[i, S_DPOS]
+    if pos < st[i, S_DEND]:
+        hand = _add_card(hand, np.int64(cards[i, pos]))
+        st[i, S_DPOS] = pos + 1
+    else:
+        st[i, S_CIH] -= 1
+    bt[i, B_HAND + cur] = hand
+    bt[i, B_PLAYED] = _add_card(bt[i, B_PLAYED], kind)
+    bt[i, B_PLAYED_BY + cur] = _add_card(bt[i, B_PLAYED_BY + cur], kind)
+    covered = np.int64(st[i, S_TOP + pile])
+    st[i, S_TOP + pile] = kind
+    # effect 3: goal resolution
+    count, completed, changed = _resolve(st, goals, i, table, rw)
+    last = bt[i, B_LAST]
+    bt[i, B_LAST] = completed
+    entry = a | (covered << H_COVERED_SHIFT)
+    if count:
+        st[i, S_NDONE] += count
+        bt[i, B_COMPLETED] |= completed
+        bt[i, B_COMPLETED_BY + cur] |= completed
+        entry |= H_DONE_BIT
+    hist[i, st[i, S_TURNS]] = entry
+    st[i, S_TURNS] += 1
+    st[i, S_CUR] = cur + 1 if cur + 1 < n else 0
+    _check_end(st, bt, i, match)
+    return count, completed, changed, covered, last
+
+
+@numba.njit(cache=True)
 def _step_kernel(actions: np.ndarray, st: np.ndarray, bt: np.ndarray, cards: np.ndarray,
                  goals: np.ndarray, hist: np.ndarray, obs: np.ndarray, mask: np.ndarray,
                  to_move: np.ndarray, rewards: np.ndarray, done: np.ndarray,
@@ -450,39 +493,13 @@ def _step_kernel(actions: np.ndarray, st: np.ndarray, bt: np.ndarray, cards: np.
             continue
         row = obs[i]
         mrow = mask[i]
-        cur = np.int64(st[i, S_CUR])
-        _clear_seat(row, mrow, st, bt, i, cur, params, match)
+        _clear_seat(row, mrow, st, bt, i, np.int64(st[i, S_CUR]), params, match)
         kind = a >> 2
         pile = a & 3
-        # §1.5 effect 1: the card covers the top; 2: draw back to 4 while the draw pile lasts
-        hand = _remove_card(bt[i, B_HAND + cur], kind)
-        pos = st[i, S_DPOS]
-        if pos < st[i, S_DEND]:
-            hand = _add_card(hand, np.int64(cards[i, pos]))
-            st[i, S_DPOS] = pos + 1
-        else:
-            st[i, S_CIH] -= 1
-        bt[i, B_HAND + cur] = hand
-        played = _add_card(bt[i, B_PLAYED], kind)
-        bt[i, B_PLAYED] = played
-        bt[i, B_PLAYED_BY + cur] = _add_card(bt[i, B_PLAYED_BY + cur], kind)
-        covered = np.int64(st[i, S_TOP + pile])
-        st[i, S_TOP + pile] = kind
-        # effect 3: goal resolution
-        count, completed, changed = _resolve(st, goals, i, table, rw)
-        last = bt[i, B_LAST]
-        bt[i, B_LAST] = completed
-        entry = a | (covered << H_COVERED_SHIFT)
-        if count:
-            st[i, S_NDONE] += count
-            bt[i, B_COMPLETED] |= completed
-            bt[i, B_COMPLETED_BY + cur] |= completed
-            entry |= H_DONE_BIT
-        hist[i, st[i, S_TURNS]] = entry
-        st[i, S_TURNS] += 1
-        nxt = cur + 1 if cur + 1 < n else 0
-        st[i, S_CUR] = nxt
-        _check_end(st, bt, i, match)
+        count, completed, changed, covered, last = _play(st, bt, cards, goals, hist, i, a, n,
+                                                         match, table, rw)
+        played = bt[i, B_PLAYED]
+        nxt = np.int64(st[i, S_CUR])
         over = st[i, S_OVER] != 0
         reward = float(count) if points else (1.0 if over and st[i, S_WON] else 0.0)
         if reward != 0.0:
@@ -509,6 +526,82 @@ def _step_kernel(actions: np.ndarray, st: np.ndarray, bt: np.ndarray, cards: np.
         _write_seat(row, mrow, st, bt, hist, i, nxt, params, match, table, rw)
         to_move[i] = nxt
     return ended
+
+
+@numba.njit(cache=True)
+def _read_state(st: np.ndarray, bt: np.ndarray, i: int, n: int, open_hands: bool,
+                match: np.ndarray, legal: np.ndarray, hand: np.ndarray, others: np.ndarray,
+                tops: np.ndarray, played: np.ndarray) -> tuple[int, Any, Any, Any, Any]:
+    """What the heuristic bot reads from the observation of game ``i``'s seat to move
+    (``bot_batched.read_row``), from the state: its hand, the other hands (the next seat first;
+    with open hands only: the rows stay zero otherwise), the tops and the cards played into the
+    arrays, its legal plays (ascending) into ``legal``. Returns (legal plays, the visible goals'
+    bit mask, the next hand's size, goals left, cards in the draw pile)."""
+    cur = st[i, S_CUR]
+    h = bt[i, B_HAND + cur]
+    w = bt[i, B_PLAYED]
+    for p in range(PILES):
+        tops[p] = st[i, S_TOP + p]
+    nl = 0
+    for k in range(KINDS):
+        hand[k] = ((h >> k) & 1) + ((h >> (k + 32)) & 1)
+        played[k] = ((w >> k) & 1) + ((w >> (k + 32)) & 1)
+        if hand[k]:
+            for p in range(PILES):
+                if (match[k] >> tops[p]) & 1:
+                    legal[nl] = k * PILES + p
+                    nl += 1
+    s = cur + 1 if cur + 1 < n else 0
+    next_size = popcount64(np.uint64(bt[i, B_HAND + s]))
+    if open_hands:
+        for r in range(n - 1):  # the seat r + 1 places after the mover
+            o = bt[i, B_HAND + s]
+            for k in range(KINDS):
+                others[r, k] = ((o >> k) & 1) + ((o >> (k + 32)) & 1)
+            s = s + 1 if s + 1 < n else 0
+    visible = np.int64(0)
+    for slot in range(PILES):
+        g = st[i, S_VIS + slot]
+        if g >= 0:
+            visible |= np.int64(1) << g
+    return (nl, visible, next_size, st[i, S_G] - st[i, S_NDONE],
+            st[i, S_DEND] - st[i, S_DPOS])
+
+
+@numba.njit(cache=True)
+def _play_out(first: np.ndarray, st: np.ndarray, bt: np.ndarray, cards: np.ndarray,
+              goals: np.ndarray, hist: np.ndarray, rng: np.ndarray, params: np.ndarray,
+              match: np.ndarray, table: np.ndarray, rw: np.ndarray, out: np.ndarray) -> int:
+    """Game ``g`` (every ``g < len(first)``) plays ``first[g]``, then the heuristic bot's
+    moves (``bot_batched.best_plays`` on what the mover's observation shows, read from the
+    state; a tie drawn from the game's own stream, a forced move taken without a draw) to the
+    end; ``out[g]``: the final reward (every seat's alike: cooperative), as ``_step_kernel``
+    pays it. The games are left as they end (not dealt again). Returns -1, or the first game
+    the bot found no move in (not one the engine leaves going)."""
+    n = params[P_N]
+    open_hands = params[P_OPEN] != 0
+    points = params[P_POINTS] != 0
+    legal, hand, others, tops, played, unseen, weight, completes, new_tops = scratch(n)
+    moves = np.zeros(legal.shape[0], np.int64)
+    for g in range(first.shape[0]):
+        a = first[g]
+        while True:
+            count, _, _, _, _ = _play(st, bt, cards, goals, hist, g, a, n, match, table, rw)
+            if st[g, S_OVER] != 0:
+                out[g] = float(count) if points else (1.0 if st[g, S_WON] else 0.0)
+                break
+            nl, visible, next_size, goals_left, draw_pile = _read_state(
+                st, bt, g, n, open_hands, match, legal, hand, others, tops, played)
+            if nl == 1:
+                a = legal[0]
+                continue
+            k = best_plays(legal, nl, moves, n, open_hands, hand, others, tops, played, visible,
+                           next_size, goals_left, draw_pile, table, rw, unseen, weight,
+                           completes, new_tops) if nl > 1 else 0
+            if k <= 0:
+                return g
+            a = moves[0] if k == 1 else moves[randint(rng, g, k)]
+    return -1
 
 
 DEAL_STREAM, DEAL_SCRIPTED, DEAL_FINISHED = 0, 1, 2  # the modes of ``_deal_kernel``
@@ -681,6 +774,27 @@ class Engine(BatchedEngine):
         cards += [parse_card(c) for c in record["draw_pile"]]
         goals = [GOAL_INDEX[g] for g in record["goals"]]
         return int(record["start_player"]), cards, goals
+
+    def play_out(self, policy: Any, actions: np.ndarray, seats: np.ndarray,
+                 value: Callable[[Any, int], float], starts: Sequence[Game],
+                 ) -> np.ndarray | None:
+        """The heuristic bot (``bot.HeuristicPolicy`` of these options, without talk) in one
+        kernel call (``_play_out``, a game at a time to its end: a one-hand game, so ``value``
+        is not needed; every seat's final reward is the same, so ``seats`` neither), reading
+        what it would read from the mover's observation straight from the state, its ties
+        drawn from each game's own stream (no chance event follows the deal) instead of the
+        bot's generator; None for any other policy."""
+        if type(policy) is not HeuristicPolicy or policy.num_players != self.num_players or \
+                policy.talk != "none":
+            return None
+        out = np.empty(len(actions))
+        stuck = _play_out(np.ascontiguousarray(actions, np.int64), self._state, self._bits,
+                          self._cards, self._goals, self._history, self.rng_state, self._params,
+                          MATCH_TABLE, self._table, RANK_WEIGHTS, out)
+        if stuck >= 0:
+            raise RuntimeError(f"cahoots_coop batched engine: the heuristic kernel found no "
+                               f"move in game {stuck}")
+        return out
 
     # ---- one game ------------------------------------------------------------------------------
     def deal_of(self, i: int) -> dict[str, Any]:

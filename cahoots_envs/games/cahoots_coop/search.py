@@ -71,9 +71,10 @@ DEFAULTS: dict[str, Any] = {
     "max_candidates": 16,  # every decision: 4 cards x 4 piles at most
     "gate": 2.0,
 }
-# the heuristic bot decides a batch row by row in Python (no compiled kernel), so search over it
-# rolls out faster with FastBot on the reference game: engine='auto' keeps to that path then
-HEURISTIC_BATCHED = False
+# search over the heuristic rolls out on the engine under engine='auto': with the heuristic's
+# rollouts in one kernel call (play_out, bot_batched.py) a decision costs 0.33 of the reference
+# path's (docs/search.md, 2026-12-01; 4.4-5.4x before, the bot deciding row by row in Python)
+HEURISTIC_BATCHED = True
 
 _CARD_INDEX = {name: k for k, name in enumerate(CARD_NAMES)}
 _GOAL_IDS = tuple(g.id for g in GOALS)
