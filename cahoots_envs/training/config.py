@@ -133,7 +133,7 @@ class TrainConfig:
     # "batched": the numba engine (BatchedSeatVecEnv, evaluations and cloning games on
     # cahoots_envs.vector; numba comes with the train extra), several times faster; "reference"
     # (the default, so that a config written before this key means what it meant): the Python
-    # engine (SeatVecEnv; search-bot opponents need it)
+    # engine (SeatVecEnv)
     engine: str = "reference"
     learner_seat: int | None = None  # None: a random seat each game
     team: bool = False  # cooperative games: one shared policy plays every seat
