@@ -124,6 +124,7 @@ F_DONE = PLAY_FIELD_OFFSETS["completed"]
 PLAY_ROW = PLAYS_PER_SEAT * PLAY_WIDTH  # one seat's row of the window
 
 LOW32 = (1 << 32) - 1
+CARD_INDEX = {card_str(k): k for k in range(KINDS)}  # a card's kind by its name in deal records
 MATCH_TABLE = np.array(MATCHES, np.int64)  # kinds a card may be played on (colour or number)
 
 
@@ -766,8 +767,17 @@ class Engine(BatchedEngine):
               i: int) -> tuple[int, list[int], list[int]]:
         """Game ``i``'s scripted deal, completed (keys left out drawn from a generator seeded
         from game ``i``'s stream) through the reference rules: (start player, the cards as
-        ``_cards`` holds them, the goal deck top first)."""
-        game = self.new_game(per_hand, seed=int(_next_seed(rng_state, i)))
+        ``_cards`` holds them, the goal deck top first). A whole deal on a ``trusted`` engine
+        (search's worlds) is read as the reference game records it (each hand sorted), with
+        no game built."""
+        seed = int(_next_seed(rng_state, i))
+        deal = per_hand[0]
+        if self.trusted and all(key in deal for key in self.rules.DEAL_KEYS):
+            cards = [k for hand in deal["hands"] for k in sorted(CARD_INDEX[c] for c in hand)]
+            cards += [CARD_INDEX[c] for c in deal["piles"]]
+            cards += [CARD_INDEX[c] for c in deal["draw_pile"]]
+            return int(deal["start_player"]), cards, [GOAL_INDEX[g] for g in deal["goals"]]
+        game = self.new_game(per_hand, seed=seed)
         record = game.deals[0]
         cards = [parse_card(c) for hand in record["hands"] for c in hand]
         cards += [parse_card(c) for c in record["piles"]]

@@ -72,8 +72,9 @@ DEFAULTS: dict[str, Any] = {
     "gate": 2.0,
 }
 # search over the heuristic rolls out on the engine under engine='auto': with the heuristic's
-# rollouts in one kernel call (play_out, bot_batched.py) a decision costs 0.33 of the reference
-# path's (docs/search.md, 2026-12-01; 4.4-5.4x before, the bot deciding row by row in Python)
+# rollouts in one kernel call (play_out, bot_batched.py) and the trusted loader reading the
+# worlds' deals without building games, a decision costs 0.22-0.29 of the reference path's
+# (docs/search.md, 2026-12-01; 3.9-5.5x before, the bot deciding row by row in Python)
 HEURISTIC_BATCHED = True
 
 _CARD_INDEX = {name: k for k, name in enumerate(CARD_NAMES)}
