@@ -66,7 +66,9 @@ HAND_SPREAD = {4: 5.4, 5: 2.8}
 COMBO_INDEX = {h: {c: i for i, c in enumerate(PASS_COMBOS[h])} for h in HAND_SIZE.values()}
 SUIT_OF_MASK = [sum(SUIT_MASKS[s] for s in range(7) if m >> s & 1) for m in range(128)]
 RANK_SET_MASK = [sum(RANK_MASKS[r] for r in range(RANKS) if m >> r & 1) for m in range(256)]
-CACHE_SIZE = 16
+# positions whose plans are kept: labelling and many-table search revisit hundreds of positions
+# in rounds (600 positions labelled: 5-10% less CPU at 1024 than at 16, measured 2026-12-01)
+CACHE_SIZE = 1024
 FILL_TRIES = 40  # sequential fills before the matching fallback
 MATCH_TRIES = 20
 
