@@ -31,6 +31,13 @@ import numpy as np
 
 from cahoots_envs.core.layout import OBS_DTYPE
 from cahoots_envs.core.policy import BasePolicy, optional_module
+from cahoots_envs.games.cahoots_coop.bot_weights import (
+    COMPLETE_NOW,
+    OWN_HAND,
+    PROTECT,
+    REACH_SCALE,
+    STRAND,
+)
 from cahoots_envs.games.cahoots_coop.encoder import (
     GOAL_FIELD_OFFSETS,
     MAX_DRAW_PILE,
@@ -41,11 +48,6 @@ from cahoots_envs.games.cahoots_coop.rules import GOALS, MATCHES, TALK_BASE, VOC
 
 PLACE = (KINDS**3, KINDS**2, KINDS, 1)  # the tops' code: sum of tops[p] * PLACE[p]
 PLAYABLE_ON = [[k for k in range(KINDS) if MATCHES[k] >> t & 1] for t in range(KINDS)]
-COMPLETE_NOW = 100.0  # per goal completed by the play itself
-REACH_SCALE = 1.5  # cards of weight 1.5 make a goal "probably reachable"
-STRAND = 200.0  # an estimated certain loss of the next player's turn
-OWN_HAND = 0.5  # your own cards: you play again only after the others
-PROTECT = 3.0  # covering a pile a teammate's latest signal names, with a play completing nothing
 
 
 def _counts(values: np.ndarray) -> list[int]:

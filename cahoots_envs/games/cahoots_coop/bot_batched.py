@@ -27,7 +27,7 @@ import numpy as np
 
 from cahoots_envs.core.layout import Layout
 from cahoots_envs.core.numba_kernels import popcount64
-from cahoots_envs.games.cahoots_coop.bot import COMPLETE_NOW, OWN_HAND, REACH_SCALE, STRAND
+from cahoots_envs.games.cahoots_coop.bot_weights import COMPLETE_NOW, OWN_HAND, REACH_SCALE, STRAND
 from cahoots_envs.games.cahoots_coop.encoder import GOAL_FIELD_OFFSETS, GOAL_WIDTH, MAX_DRAW_PILE
 from cahoots_envs.games.cahoots_coop.goal_ranks import RANK_WEIGHTS, goal_table, rank4
 from cahoots_envs.games.cahoots_coop.rules import (
