@@ -34,11 +34,9 @@ from typing import Any
 import numpy as np
 
 from cahoots_envs.core.game import Game
-from cahoots_envs.search.engine import EngineRollouts, Job
 from cahoots_envs.search.infoset import Infoset
-from cahoots_envs.search.policy import SearchPolicy, judge
-
-LABEL_ROWS = 8192  # rows (worlds x moves, over positions) of one lockstep batch
+from cahoots_envs.search.policy import SearchPolicy
+from cahoots_envs.search.rounds import PositionSearch, run_searches
 
 
 @dataclass
@@ -99,44 +97,6 @@ def as_game(spec: Any, options: Mapping[str, Any], position: Any) -> Game:
     return game
 
 
-class PositionSearch:
-    """One position's search in progress: ``legal`` (default: the information set's legal
-    moves; a search bot's narrowed candidates where it narrows) searched around the blueprint's
-    move with decision seed ``seed``, from ``target`` worlds up to ``most``."""
-
-    def __init__(self, infoset: Infoset, blueprint_move: int, seed: int, most: int,
-                 target: int, legal: list[int] | None = None) -> None:
-        self.infoset = infoset
-        self.legal = infoset.legal if legal is None else list(legal)  # the moves searched
-        self.b = self.legal.index(blueprint_move)
-        self.seed = seed
-        self.most = most
-        self.target = target
-        self.values: list[np.ndarray] = []
-        self.worlds = 0
-        self.done = False
-        self.best = self.b
-        self.confident = False
-
-    def next_worlds(self) -> Job:
-        first = self.worlds
-        worlds = [self.infoset.sample(np.random.default_rng([self.seed, k]))
-                  for k in range(first, self.target)]
-        return Job(worlds, first, self.legal, self.infoset.seat, self.seed)
-
-    def add(self, values: np.ndarray, gate: float) -> None:
-        self.values.append(values)
-        self.worlds += len(values)
-        if self.worlds < self.target:
-            return
-        done, best, confident = judge(np.concatenate(self.values), self.b, gate, self.most)
-        self.best, self.confident = best, confident
-        if done:
-            self.done = True
-        else:
-            self.target = min(2 * self.worlds, self.most)
-
-
 def label_positions(env_id: str, options: Mapping[str, Any] | None, positions: Sequence[Any],
                     blueprint: Any = None, seed: int = 0, *, blueprint_name: str | None = None,
                     **knobs: Any) -> list[Label]:
@@ -193,39 +153,6 @@ def _alone(bot: SearchPolicy, search: PositionSearch) -> None:
     if search.confident:
         search.best = search.legal.index(int(choice))  # type: ignore[arg-type]
     search.done = True
-
-
-def run_searches(engine: EngineRollouts, searches: list[PositionSearch], policy: Any,
-                 gate: float, seed: int) -> None:
-    """Rounds until every search is done: each round, every unfinished search's next worlds,
-    in batches of at most ``LABEL_ROWS`` rows, rolled out by ``policy`` (its ties drawn per
-    batch from generators seeded by ``seed``). ``SearchPolicy.act_infosets`` runs its searches
-    here too."""
-    saved = getattr(policy, "rng", None)
-    batch_number = 0
-    try:
-        while True:
-            going = [x for x in searches if not x.done]
-            if not going:
-                return
-            jobs = [(x, x.next_worlds()) for x in going]
-            start = 0
-            while start < len(jobs):
-                rows, end = 0, start
-                while end < len(jobs) and (end == start or rows + len(jobs[end][1].worlds) *
-                                           len(jobs[end][1].legal) <= LABEL_ROWS):
-                    rows += len(jobs[end][1].worlds) * len(jobs[end][1].legal)
-                    end += 1
-                if isinstance(saved, np.random.Generator):  # the bots' ties, per batch
-                    policy.rng = np.random.default_rng([seed, batch_number, 2])
-                batch_number += 1
-                values = engine.values_many([job for _, job in jobs[start:end]], policy)
-                for (search, _), v in zip(jobs[start:end], values):
-                    search.add(v, gate)
-                start = end
-    finally:
-        if isinstance(saved, np.random.Generator):
-            policy.rng = saved
 
 
 def _label(info: Infoset, move: int, search: PositionSearch | None, path: str) -> Label:

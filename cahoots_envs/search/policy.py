@@ -66,6 +66,7 @@ from cahoots_envs.core.policy import BasePolicy
 from cahoots_envs.errors import InfosetRequiredError
 from cahoots_envs.search.engine import CHUNK_ROWS, EngineRollouts, engine_problem
 from cahoots_envs.search.infoset import Infoset
+from cahoots_envs.search.rounds import PositionSearch, judge, run_searches
 
 # settings every game starts from; a game's DEFAULTS override them, the caller's knobs override both
 GENERIC_DEFAULTS: dict[str, Any] = {
@@ -129,24 +130,6 @@ def check_knobs(knobs: Mapping[str, Any]) -> dict[str, Any]:
                 raise ValueError(f"search setting {name} is one of {CHOICES[name]}, got {value!r}")
             out[name] = value
     return out
-
-
-def judge(values: np.ndarray, b: int, gate: float, most: int) -> tuple[bool, int, bool]:
-    """The search's verdict on ``values[world, move]`` with the blueprint's move at index
-    ``b``: ``(done, best, confident)``. ``best`` is the other move with the highest mean paired
-    gain over the blueprint's; ``confident`` when that gain exceeds ``gate`` standard errors
-    (the search then plays ``best``, else the blueprint's move); ``done`` when confident, when
-    no other move could still beat the blueprint's (hopeless), or at ``most`` worlds."""
-    n_worlds, n_moves = values.shape
-    diffs = values - values[:, b : b + 1]
-    mean = diffs.mean(axis=0)
-    se = diffs.std(axis=0, ddof=1) / math.sqrt(n_worlds) if n_worlds > 1 else \
-        np.full(n_moves, np.inf)
-    mean[b] = -np.inf
-    best = int(np.argmax(mean))
-    confident = bool(mean[best] > 0 and mean[best] > gate * se[best])
-    hopeless = bool(np.all((mean + gate * se)[np.arange(n_moves) != b] <= 0))
-    return confident or hopeless or n_worlds >= most, best, confident
 
 
 class SearchStats:
@@ -360,7 +343,6 @@ class SearchPolicy(BasePolicy):
                          searched: np.ndarray, spent: np.ndarray) -> None:
         """The searches of ``pending`` run together on ``engine``; ``moves``, ``searched`` and
         ``spent`` updated in place, the counters of ``stats`` as ``_search`` keeps them."""
-        from cahoots_envs.search.label import PositionSearch, run_searches
 
         s = self.settings
         start = time.perf_counter()

@@ -1,0 +1,109 @@
+"""Searches in rounds on the batched engine: many positions' searches at once.
+
+``PositionSearch`` is one position's search in progress (its worlds drawn so far, their values
+per candidate move, the verdict); ``run_searches`` runs any number of them to their verdicts in
+rounds, each round's worlds of every unfinished search rolled out together
+(``EngineRollouts.values_many``). Labelling (``label.py``) and ``SearchPolicy.act_infosets``
+(``policy.py``) both search here; ``judge`` is the verdict every search path shares.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from cahoots_envs.search.engine import EngineRollouts, Job
+from cahoots_envs.search.infoset import Infoset
+
+LABEL_ROWS = 8192  # rows (worlds x moves, over positions) of one lockstep batch
+
+
+def judge(values: np.ndarray, b: int, gate: float, most: int) -> tuple[bool, int, bool]:
+    """The search's verdict on ``values[world, move]`` with the blueprint's move at index
+    ``b``: ``(done, best, confident)``. ``best`` is the other move with the highest mean paired
+    gain over the blueprint's; ``confident`` when that gain exceeds ``gate`` standard errors
+    (the search then plays ``best``, else the blueprint's move); ``done`` when confident, when
+    no other move could still beat the blueprint's (hopeless), or at ``most`` worlds."""
+    n_worlds, n_moves = values.shape
+    diffs = values - values[:, b : b + 1]
+    mean = diffs.mean(axis=0)
+    se = diffs.std(axis=0, ddof=1) / math.sqrt(n_worlds) if n_worlds > 1 else \
+        np.full(n_moves, np.inf)
+    mean[b] = -np.inf
+    best = int(np.argmax(mean))
+    confident = bool(mean[best] > 0 and mean[best] > gate * se[best])
+    hopeless = bool(np.all((mean + gate * se)[np.arange(n_moves) != b] <= 0))
+    return confident or hopeless or n_worlds >= most, best, confident
+
+
+class PositionSearch:
+    """One position's search in progress: ``legal`` (default: the information set's legal
+    moves; a search bot's narrowed candidates where it narrows) searched around the blueprint's
+    move with decision seed ``seed``, from ``target`` worlds up to ``most``."""
+
+    def __init__(self, infoset: Infoset, blueprint_move: int, seed: int, most: int,
+                 target: int, legal: list[int] | None = None) -> None:
+        self.infoset = infoset
+        self.legal = infoset.legal if legal is None else list(legal)  # the moves searched
+        self.b = self.legal.index(blueprint_move)
+        self.seed = seed
+        self.most = most
+        self.target = target
+        self.values: list[np.ndarray] = []
+        self.worlds = 0
+        self.done = False
+        self.best = self.b
+        self.confident = False
+
+    def next_worlds(self) -> Job:
+        first = self.worlds
+        worlds = [self.infoset.sample(np.random.default_rng([self.seed, k]))
+                  for k in range(first, self.target)]
+        return Job(worlds, first, self.legal, self.infoset.seat, self.seed)
+
+    def add(self, values: np.ndarray, gate: float) -> None:
+        self.values.append(values)
+        self.worlds += len(values)
+        if self.worlds < self.target:
+            return
+        done, best, confident = judge(np.concatenate(self.values), self.b, gate, self.most)
+        self.best, self.confident = best, confident
+        if done:
+            self.done = True
+        else:
+            self.target = min(2 * self.worlds, self.most)
+
+
+def run_searches(engine: EngineRollouts, searches: list[PositionSearch], policy: Any,
+                 gate: float, seed: int) -> None:
+    """Rounds until every search is done: each round, every unfinished search's next worlds,
+    in batches of at most ``LABEL_ROWS`` rows, rolled out by ``policy`` (its ties drawn per
+    batch from generators seeded by ``seed``). ``SearchPolicy.act_infosets`` runs its searches
+    here too."""
+    saved = getattr(policy, "rng", None)
+    batch_number = 0
+    try:
+        while True:
+            going = [x for x in searches if not x.done]
+            if not going:
+                return
+            jobs = [(x, x.next_worlds()) for x in going]
+            start = 0
+            while start < len(jobs):
+                rows, end = 0, start
+                while end < len(jobs) and (end == start or rows + len(jobs[end][1].worlds) *
+                                           len(jobs[end][1].legal) <= LABEL_ROWS):
+                    rows += len(jobs[end][1].worlds) * len(jobs[end][1].legal)
+                    end += 1
+                if isinstance(saved, np.random.Generator):  # the bots' ties, per batch
+                    policy.rng = np.random.default_rng([seed, batch_number, 2])
+                batch_number += 1
+                values = engine.values_many([job for _, job in jobs[start:end]], policy)
+                for (search, _), v in zip(jobs[start:end], values):
+                    search.add(v, gate)
+                start = end
+    finally:
+        if isinstance(saved, np.random.Generator):
+            policy.rng = saved
