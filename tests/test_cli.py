@@ -81,6 +81,10 @@ def test_list_shows_envs_players_options_and_policies() -> None:
     for entry in cahoots_envs.list_policies():  # every zoo entry with its measured strength
         assert entry["spec"] in out.stdout
     assert "vs heuristic" in out.stdout
+    zoo = out.stdout.split("Zoo policies", 1)[1].split("Search bots", 1)[0]
+    for line in zoo.splitlines():  # the env and strength columns align, long names included
+        if "vs heuristic" in line or "team wins" in line:
+            assert line[26] == " " and line[27:].split()[0].endswith("-v1"), line
     data = json.loads(cahoots("list", "--json").stdout)
     assert {e["id"] for e in data["envs"]} == set(installed)
 

@@ -58,7 +58,11 @@ def cmd_list(args: argparse.Namespace) -> int:
         print("  none shipped yet; 'random' and 'heuristic' work for every env")
     for p in out["policies"]:
         strength = _strength(p["evaluation"])
-        print(f"  {p['spec']:<24} {str(p['env_id']).split('/', 1)[-1]:<18} {strength}")
+        if len(p["spec"]) > 24:  # a long name gets its own line; the columns stay aligned
+            print(f"  {p['spec']}")
+            print(f"  {'':<24} {str(p['env_id']).split('/', 1)[-1]:<18} {strength}")
+        else:
+            print(f"  {p['spec']:<24} {str(p['env_id']).split('/', 1)[-1]:<18} {strength}")
         if p["description"]:
             for part in textwrap.wrap(p["description"], 52):
                 print(f"  {'':<24} {part}")
