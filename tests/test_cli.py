@@ -383,10 +383,15 @@ def test_configs_ship_in_the_package_and_resolve_by_name() -> None:
     pyproject = (ROOT / "pyproject.toml").read_text()
     assert '"configs/*.yaml"' in pyproject  # package data: the wheel carries them
     assert CONFIG_DIR == Path(cahoots_envs.__file__).resolve().parent / "configs"
-    # every game with a zoo network ships the recipe that trained it
-    zoo = Path(cahoots_envs.__file__).parent / "policies" / "zoo"
-    zoo_games = {p.stem for p in zoo.glob("*.safetensors")}
+    # every game with a zoo network ships a config by its name, and every zoo entry's recorded
+    # command names a config that ships (a recipe's stages included: configs/<kind>/<game>.yaml)
+    entries = cahoots_envs.list_policies()
+    zoo_games = {e["env_id"].split("/")[-1].rsplit("-v", 1)[0] for e in entries}
     assert zoo_games and set(packaged_configs()) >= zoo_games
+    for entry in entries:
+        words = entry["training"]["command"].split()
+        config = Path(words[words.index("--config") + 1])
+        assert (ROOT / config).is_file() or (CONFIG_DIR / f"{config}.yaml").is_file(), entry["name"]
     for name in packaged_configs():
         assert resolve_config(name) == CONFIG_DIR / f"{name}.yaml"
         assert resolve_config(f"{name}.yaml") == CONFIG_DIR / f"{name}.yaml"
