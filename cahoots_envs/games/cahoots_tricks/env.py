@@ -232,8 +232,8 @@ The game has a world sampler for the search bots (`cahoots_envs.search`; module
   same scores to the bit, the same tie order and generator calls), about 10× faster than the
   observation bot with its encoding.
 - **Value**: one hand is the whole game, so a rollout always reaches the end and is scored by
-  `outcome()`. Search starts at trick 8 (earlier decisions are the bot's): rollouts are short
-  there and few cards are unknown.
+  `outcome()`. Every decision is searched, from trick 1 (rollouts on the batched engine make
+  the whole game affordable; docs/search.md, "Cahoots tricks: the search window").
 
 ## Batched engine
 
