@@ -311,7 +311,11 @@ def train(config: TrainConfig, run_dir: Path, resume: bool, evaluator: Evaluator
     opponent = None
     if not config.team and section.self_play_share < 1.0:
         opponent = load_policy(section.opponent, config.env_id, options, seed=config.seed + 19)
-    most = int(section.search.get("max_candidates", GENERIC_DEFAULTS["max_candidates"]))
+    # the most legal moves a labelled position may have: the search's own setting (the game's
+    # default unless the section sets it); positions with more are labelled unsearched
+    spec_defaults = getattr(spec.world_sampler, "DEFAULTS", {}) if spec.has("world_sampler") else {}
+    most = int(section.search.get("max_candidates", spec_defaults.get(
+        "max_candidates", GENERIC_DEFAULTS["max_candidates"])))
     optimizer = torch.optim.Adam(net.parameters(), lr=section.learning_rate)
     progress = CsvLog(run_dir / "progress.csv")
     window: list[Labelled] = []
