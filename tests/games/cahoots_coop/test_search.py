@@ -199,7 +199,7 @@ def test_value_and_worth_searching() -> None:
     for game in states[:-1]:
         v = search.value(game, 0)
         assert 0.0 <= v < 1.0 and v == len(game.completed) / game.num_goals
-        assert search.worth_searching(game, game.current_player) == (len(game.draw_pile) <= 6)
+        assert search.worth_searching(game, game.current_player) == (len(game.draw_pile) <= 12)
     assert not search.worth_searching(end, 0)
     won = next(s for seed in range(50) for s in _play({"num_players": 3, "num_goals": 4}, seed)[-1:]
                if s.won)
