@@ -124,6 +124,7 @@ def test_positions_are_the_networks_own_decisions_with_a_choice() -> None:
     ({"search": {"wolrds": 8}}, "unknown search setting 'wolrds'"),
     ({"beta": 0}, "beta must be a number > 0"),
     ({"take": 1.5}, r"take must be in \(0, 1\]"),
+    ({"max_moves": 1}, "max_moves must be >= 2"),
 ])
 def test_a_bad_section_is_one_line_before_any_work(tmp_path: Path, change: dict,
                                                   message: str) -> None:

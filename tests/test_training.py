@@ -65,9 +65,12 @@ ZOO = Path(cahoots_envs.__file__).parent / "policies" / "zoo"
 
 def test_every_zoo_entry_ships_the_config_that_trained_it() -> None:
     """Each game with a zoo network ships its recipe, configs/<game>.yaml (a game added without
-    a zoo entry need not ship one)."""
-    zoo_games = {p.stem for p in ZOO.glob("*.safetensors")}
+    a zoo entry need not ship one; an entry with a name of its own, such as a recipe's first
+    stage, counts for its game)."""
+    zoo_games = {meta["env_id"].split("/")[-1].rsplit("-v", 1)[0]
+                 for meta in cahoots_envs.list_policies()}
     assert zoo_games and zoo_games <= {p.stem for p in SHIPPED_CONFIGS}
+    assert len(list(ZOO.glob("*.safetensors"))) == len(cahoots_envs.list_policies())
 
 
 @pytest.mark.parametrize("path", SHIPPED_CONFIGS, ids=lambda p: p.stem)

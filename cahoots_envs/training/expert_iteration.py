@@ -8,7 +8,7 @@ One iteration:
 1. **Positions the network reaches.** ``n_envs`` games on the batched engine: in a share
    (``self_play_share``) the network plays every seat, in the others one seat (rotated) against
    ``opponent`` in the rest. The network samples its moves (its masked softmax, so the positions
-   spread). Each of its decisions with 2..``max_candidates`` legal moves is kept with chance
+   spread). Each of its decisions with 2..``max_moves`` legal moves is kept with chance
    ``take`` as a reference game (``engine.game(i)``: the deals and every action so far), with
    its observation and mask, until ``positions`` are kept.
 2. **Labels.** ``cahoots_envs.search.label_positions`` searches them all together on the engine
@@ -60,6 +60,10 @@ class ExpertIterationConfig:
     start: str = ""  # a saved policy to start from (zoo:<game>, a file); "": pretrain / fresh
     positions: int = 4000  # positions labelled per iteration
     take: float = 0.2  # chance that one of the network's decisions is kept as a position
+    # the most legal moves a kept position may have (at least 2); positions with more than the
+    # search's max_candidates (the game's default: Kansas City 14, the Cahoots games 16) are
+    # labelled unsearched and left out, so raise it at most that far
+    max_moves: int = 12
     self_play_share: float = 0.0  # games where the network plays every seat
     opponent: str = "heuristic"  # the other seats of the remaining games (a policy spec)
     search: dict[str, Any] = field(default_factory=lambda: {"worlds": 8, "max_worlds": 16})
@@ -76,6 +80,9 @@ class ExpertIterationConfig:
         problems = []
         if self.positions < 1:
             problems.append(f"positions must be >= 1, got {self.positions}")
+        if self.max_moves < 2:
+            problems.append(f"max_moves must be >= 2 (a position to search has a choice), got "
+                            f"{self.max_moves}")
         if not 0.0 < self.take <= 1.0:
             problems.append(f"take must be in (0, 1], got {self.take}")
         if not 0.0 <= self.self_play_share <= 1.0:
@@ -281,7 +288,6 @@ def train(config: TrainConfig, run_dir: Path, resume: bool, evaluator: Evaluator
 
     import torch
 
-    from cahoots_envs.search.policy import GENERIC_DEFAULTS
     from cahoots_envs.training.every_seat_ppo import build_network, crossed
     from cahoots_envs.training.maskable_ppo import pretrain
 
@@ -311,11 +317,7 @@ def train(config: TrainConfig, run_dir: Path, resume: bool, evaluator: Evaluator
     opponent = None
     if not config.team and section.self_play_share < 1.0:
         opponent = load_policy(section.opponent, config.env_id, options, seed=config.seed + 19)
-    # the most legal moves a labelled position may have: the search's own setting (the game's
-    # default unless the section sets it); positions with more are labelled unsearched
-    spec_defaults = getattr(spec.world_sampler, "DEFAULTS", {}) if spec.has("world_sampler") else {}
-    most = int(section.search.get("max_candidates", spec_defaults.get(
-        "max_candidates", GENERIC_DEFAULTS["max_candidates"])))
+    most = section.max_moves
     optimizer = torch.optim.Adam(net.parameters(), lr=section.learning_rate)
     progress = CsvLog(run_dir / "progress.csv")
     window: list[Labelled] = []
