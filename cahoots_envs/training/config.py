@@ -153,6 +153,11 @@ class TrainConfig:
     # writes them as top-level keys: ``my_algo: {...}``)
     sections: dict[str, Any] = field(default_factory=dict)
 
+    def game_options(self) -> dict[str, Any]:
+        """``env_options`` less ``render_mode``: the game's own options, as the batched engine
+        and search take them."""
+        return {k: v for k, v in self.env_options.items() if k != "render_mode"}
+
 
 # name -> the dataclass of an algorithm's config section (``register_section``)
 SECTIONS: dict[str, type] = {}

@@ -204,8 +204,8 @@ class EverySeatGames:
     def __init__(self, config: TrainConfig, section: EverySeatConfig, pool: OpponentPool) -> None:
         from cahoots_envs.vector import make as make_vector
 
-        options = {k: v for k, v in config.env_options.items() if k != "render_mode"}
-        self.vec = make_vector(config.env_id, config.n_envs, seed=config.seed, **options)
+        self.vec = make_vector(config.env_id, config.n_envs, seed=config.seed,
+                               **config.game_options())
         self.vec.reset(seed=config.seed)
         self.engine = self.vec.engine
         n, p = config.n_envs, self.vec.num_players

@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 
 from cahoots_envs.core.game import Game
+from cahoots_envs.envinfo import env_info
 from cahoots_envs.policies.loading import load_policy
 from cahoots_envs.policies.network import MLPPolicy
 from cahoots_envs.training.config import ConfigError, TrainConfig
@@ -168,8 +169,7 @@ def collect_positions(config: TrainConfig, section: ExpertIterationConfig, actor
     """``count`` positions the network reaches (see the module docstring, step 1)."""
     from cahoots_envs.vector import make as make_vector
 
-    options = {k: v for k, v in config.env_options.items() if k != "render_mode"}
-    vec = make_vector(config.env_id, config.n_envs, seed=seed, **options)
+    vec = make_vector(config.env_id, config.n_envs, seed=seed, **config.game_options())
     vec.reset(seed=seed)
     e = vec.engine
     n, p = config.n_envs, vec.num_players
@@ -230,11 +230,9 @@ def label(config: TrainConfig, section: ExpertIterationConfig, actor: MLPPolicy,
           positions: Positions, seed: int) -> Labelled:
     from cahoots_envs.search import label_positions
 
-    blueprint = MLPPolicy([(w.T, b) for w, b in actor.layers], actor.activation)
-    blueprint.name = "network"
-    options = {k: v for k, v in config.env_options.items() if k != "render_mode"}
-    labels = label_positions(config.env_id, options, positions.games, blueprint=blueprint,
-                             seed=seed, blueprint_name="network", rollout=section.rollout,
+    labels = label_positions(config.env_id, config.game_options(), positions.games,
+                             blueprint=actor, seed=seed, blueprint_name="network",
+                             rollout=section.rollout,
                              engine="batched", **section.search)
     pi = masked_probs(actor.logits(positions.obs), positions.masks)
     keep, targets, changed, gains = [], [], 0, []
@@ -298,14 +296,10 @@ def train(config: TrainConfig, run_dir: Path, resume: bool, evaluator: Evaluator
     torch.set_num_threads(config.torch_threads)
     torch.manual_seed(config.seed)
     generator = torch.Generator().manual_seed(config.seed)
-    options = {k: v for k, v in config.env_options.items() if k != "render_mode"}
-    from cahoots_envs.registry import game_spec
-
-    spec = game_spec(config.env_id)
-    resolved = spec.resolve_options(options)
-    layout = spec.layout(resolved)
-    net = build_network(layout.size, int(spec.rules.num_actions(resolved)),
-                        list(config.ppo.net_arch), config.ppo.activation)
+    options = config.game_options()
+    info = env_info(config.env_id, options)
+    net = build_network(info.layout.size, int(info.num_actions), list(config.ppo.net_arch),
+                        config.ppo.activation)
     pretrain_stats = None
     if section.start:
         load_actor(net, start_policy(config, section.start))
