@@ -62,7 +62,7 @@ class ExpertIterationConfig:
     positions: int = 4000  # positions labelled per iteration
     take: float = 0.2  # chance that one of the network's decisions is kept as a position
     # the most legal moves a kept position may have (at least 2); positions with more than the
-    # search's max_candidates (the game's default: Kansas City 14, the Cahoots games 16) are
+    # search's max_candidates (the game's search default, which may be higher than 12) are
     # labelled unsearched and left out, so raise it at most that far
     max_moves: int = 12
     self_play_share: float = 0.0  # games where the network plays every seat
