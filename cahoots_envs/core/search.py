@@ -25,6 +25,10 @@ A game's ``games/<game>/search.py`` module is its world sampler. It offers:
   compares at a decision with the legal moves ``legal`` (ascending; a subset holding
   ``blueprint_move``, from the options and the ids alone); without it every legal move (knob
   ``narrow``).
+- ``engine_options(options) -> dict`` and ``engine_actions(actions) -> list[int]`` (optional): the
+  options a world rolls out under on the batched engine, and its actions as that engine replays
+  them, where the engine plays an option's game without some of its decisions (the cooperative
+  game's table talk: silent rollouts); without them the engine plays ``options`` and every action.
 
 ``core/face.py``'s ``WorldSampler`` protocol names these members; registration checks them.
 """

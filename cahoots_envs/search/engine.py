@@ -32,6 +32,12 @@ it for the chunks of several decisions (``Job``s, from any games) in one batch (
 ``engine_problem(spec, options)`` says why a game or option set cannot search on the engine
 (no engine, numba missing, an option the engine does not play, or chance after the deal that a
 replay cannot repeat); ``SearchPolicy`` then rolls out on the reference game.
+
+A game whose engine plays an option's game without some of its decisions may say so in its
+world sampler: ``engine_options(options)`` gives the options the engine rolls out under and
+``engine_actions(actions)`` a world's actions as that engine replays them (the cooperative game's
+table talk: its rollouts on the engine are silent, docs/search.md). ``rollout_options`` applies
+the first.
 """
 
 from __future__ import annotations
@@ -69,6 +75,13 @@ def win_options(options: Mapping[str, Any]) -> dict[str, Any]:
     return {**options, "reward_mode": "win"}
 
 
+def rollout_options(sampler: Any, options: Mapping[str, Any]) -> dict[str, Any]:
+    """The options ``sampler``'s game rolls out under on its engine: ``options``, or what the
+    sampler's ``engine_options`` maps them to (module docstring)."""
+    mapped = getattr(sampler, "engine_options", None)
+    return dict(options) if mapped is None else dict(mapped(options))
+
+
 def engine_problem(spec: GameSpec, options: Mapping[str, Any]) -> str | None:
     """None when ``spec``'s game with ``options`` can roll out on its batched engine, else why
     not, in a few words."""
@@ -100,12 +113,14 @@ class EngineRollouts:
     def __init__(self, spec: GameSpec, options: Mapping[str, Any], sampler: Any) -> None:
         from cahoots_envs.vector.engine import engine_class
 
+        options = rollout_options(sampler, options)
         problem = engine_problem(spec, options)
         if problem is not None:
             raise ValueError(problem)
         self.spec = spec
         self.options = win_options(options)
         self.sampler = sampler
+        self._actions = getattr(sampler, "engine_actions", None)  # a world's replayed actions
         self.cls = engine_class(spec)
         self._loaders: dict[int, BatchedEngine] = {}
         self._engines: dict[int, BatchedEngine] = {}
@@ -137,10 +152,12 @@ class EngineRollouts:
             loader = self._loaders[w] = self.cls(self.spec, dict(self.options), w)
             loader.trusted = True  # the sampler's deals: no reference game built to check them
         loader.reset(seed_states(0, w), [world.deals for world in worlds])
-        longest = max(len(world.actions) for world in worlds)
+        replays = [world.actions if self._actions is None else self._actions(world.actions)
+                   for world in worlds]
+        longest = max(len(actions) for actions in replays)
         history = np.full((longest, w), -1, np.int64)
-        for k, world in enumerate(worlds):
-            history[: len(world.actions), k] = world.actions
+        for k, actions in enumerate(replays):
+            history[: len(actions), k] = actions
         loader.step_histories(history)
         return loader
 

@@ -64,7 +64,12 @@ import numpy as np
 
 from cahoots_envs.core.policy import BasePolicy
 from cahoots_envs.errors import InfosetRequiredError
-from cahoots_envs.search.engine import CHUNK_ROWS, EngineRollouts, engine_problem
+from cahoots_envs.search.engine import (
+    CHUNK_ROWS,
+    EngineRollouts,
+    engine_problem,
+    rollout_options,
+)
 from cahoots_envs.search.infoset import Infoset
 from cahoots_envs.search.rounds import PositionSearch, judge, run_searches
 
@@ -212,9 +217,19 @@ class SearchPolicy(BasePolicy):
     def _engine_rollouts(self) -> EngineRollouts | None:
         """The engine rollouts, built on the first search (None on the reference path)."""
         if self.path == "undecided":
-            problem = engine_problem(self.spec, self.options)
+            silent = rollout_options(self.sampler, self.options)  # the engine's game's options
+            problem = engine_problem(self.spec, silent)
+            if problem is None and silent != self.options:
+                # the engine plays the game without some of its decisions (the cooperative
+                # game's table talk): the rule-based bot of those options rolls out there
+                if self.fast is None:
+                    problem = (f"its blueprint {self.blueprint_spec} plays these options only on "
+                               f"the reference game")
+                elif self._roller is self.blueprint or \
+                        getattr(self._roller, "options", None) != silent:
+                    self._roller = self.spec.bot(silent, seed=None)
             if problem is None and self.settings["engine"] == "auto" and \
-                    self._roller is self.blueprint and self.fast is not None and \
+                    self.blueprint_spec == "heuristic" and self.fast is not None and \
                     not getattr(self.sampler, "HEURISTIC_BATCHED", True):
                 # measured: FastBot on the reference game is faster (no compiled kernel, or
                 # world loading dominates), the game's search module says so

@@ -14,6 +14,11 @@ With table talk (option ``talk``) its convention is: after its play it names the
 play on the tops now (``wish pile p`` in the Spanish vocabulary, ``have pile p`` in the Dutch: a
 true signal, the play is legal), or says nothing if it has no play; and it avoids covering a pile
 that a teammate's latest signal names (wish, have or avoid), unless its play completes a goal.
+It reads the next player's latest ``say nothing`` as a fact about that hand (rule 3): they held no
+card for the tops as they were then, so their cards are among the kinds that matched none of those
+tops, and the risk of stranding them is counted over those kinds alone. (Reading ``have pile p``
+the same way, as "a play on another pile cannot strand them", lost more games than it won: the
+stranding term also keeps the tops open for the players after them; docs/talk.md.)
 
 It reads only its observation (through the layout's views) and its action mask; goal predicates
 come from the goal ids shown in the observation and the rules' goal table. Ties are broken by a
@@ -41,6 +46,8 @@ from cahoots_envs.games.cahoots_coop.bot_weights import (
 from cahoots_envs.games.cahoots_coop.encoder import (
     GOAL_FIELD_OFFSETS,
     MAX_DRAW_PILE,
+    MAX_PLAYS,
+    PLAY_FIELD_OFFSETS,
     layout_for_options,
 )
 from cahoots_envs.games.cahoots_coop.goals import KINDS, PILES, satisfied_table
@@ -205,9 +212,33 @@ class HeuristicPolicy(BasePolicy):
                     mask |= 1 << int(np.argmax(latest[at : at + PILES]))
         return mask
 
+    def _next_hint(self, observation: np.ndarray) -> int | None:
+        """The kinds the next player's cards are among (a bit set), if their latest signal was
+        ``say nothing`` in the last lap (module docstring): those that matched none of the tops
+        as they were then (the plays since it undone). None without such a signal."""
+        if self.talk == "none" or self.num_players < 2:
+            return None
+        v = self.layout.views(observation)
+        latest = v["signals"][1][0]
+        n = self.num_players
+        if latest[0] < 0.5 or round(float(latest[-1]) * MAX_PLAYS) != n - 2 or \
+                int(np.argmax(latest[1 : 1 + self._words])) != 0:
+            return None
+        tops = [int(np.argmax(row)) for row in v["tops"]]
+        pile_at, covered_at = PLAY_FIELD_OFFSETS["pile"], PLAY_FIELD_OFFSETS["covered"]
+        for rel in range(n - 1, 1, -1):  # the plays since the signal, latest first: undone
+            play = v["plays"][rel][0]
+            pile = int(np.argmax(play[pile_at : pile_at + PILES]))
+            tops[pile] = int(np.argmax(play[covered_at : covered_at + KINDS]))
+        live = 0
+        for t in tops:
+            live |= MATCHES[t]
+        return ~live & ((1 << KINDS) - 1)
+
     def _best_plays(self, observation: np.ndarray, legal: list[int]) -> list[int]:
         s = self._read(observation)
         protect = self._protected(observation)
+        hint = self._next_hint(observation)
         n = self.num_players
         hand, tops, table, visible = s["hand"], s["tops"], s["table"], s["visible"]
         unseen = [2 - hand[k] - s["played"][k] - sum(o[k] for o in s["others"]) for k in range(KINDS)]
@@ -242,7 +273,12 @@ class HeuristicPolicy(BasePolicy):
                     weight[k] += OWN_HAND * my_hand[k]
             score += self._reach(new_tops, code, remaining, weight, table)
             may_draw = n == 1 and s["draw_pile"] > 0
-            score -= self._strand_risk(new_tops, known_next, may_draw, unseen, next_size)
+            among = unseen  # the kinds the next player's cards may be
+            if hint is not None and known_next is None:
+                among = [unseen[k] if hint >> k & 1 else 0 for k in range(KINDS)]
+                if not sum(among):  # no such kind unseen: the hint is read as no hint
+                    among = unseen
+            score -= self._strand_risk(new_tops, known_next, may_draw, among, next_size)
             if protect >> pile & 1 and not done:
                 score -= PROTECT
             if score > best_score + 1e-9:

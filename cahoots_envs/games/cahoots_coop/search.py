@@ -20,14 +20,15 @@ the seat after the one talking), and the true signals (``TRUE_SIGNALS``: "I have
 for that pile", "I can complete this goal") bind the hidden hands: a world is drawn again (its
 hands' histories first, then the whole deal) until every true signal of a hidden seat holds of
 that seat's hand when it was said, so the world replays legally (the signals are in its actions).
-Opinions (wish, aim, avoid) bind nothing.
+Opinions (wish, aim, avoid) bind nothing. The batched engine has no talk: on it a talk game's
+world replays its plays alone and rolls out silently (``engine_options``, ``engine_actions``).
 """
 
 from __future__ import annotations
 
 import math
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -58,7 +59,8 @@ from cahoots_envs.games.cahoots_coop.rules import (
     signal_true,
 )
 
-__all__ = ["DEFAULTS", "FastBot", "knowledge", "sample_world", "value", "worth_searching"]
+__all__ = ["DEFAULTS", "FastBot", "engine_actions", "engine_options", "knowledge", "sample_world",
+           "value", "worth_searching"]
 
 # search the endgame: the prototype found whole-game search with few worlds worse than the bot,
 # and the last laps (hands about to shrink) are where a rollout's look-ahead pays: stranding a
@@ -304,6 +306,19 @@ def sample_world(game: CahootsCoop, seat: int, rng: np.random.Generator) -> Worl
 
 
 # ---- the payoff -------------------------------------------------------------------------------
+def engine_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The options a world rolls out under on the batched engine, which has no table talk: the
+    game's without talk. With talk the engine's rollouts are silent: from the searched play on,
+    every seat plays the bot of the silent game (the signals said so far still shaped the world:
+    it agrees with every true one). ``engine='reference'`` rolls out with talk (docs/search.md)."""
+    return {**options, "talk": "none"}
+
+
+def engine_actions(actions: Sequence[int]) -> list[int]:
+    """A world's actions as the silent engine replays them: its plays (talk actions dropped)."""
+    return [a for a in actions if a < TALK_BASE]
+
+
 def value(game: CahootsCoop, seat: int) -> float:
     """The team's win (1) or loss (0) once the game is over. Cahoots is one hand, so search always
     rolls out to the end; before it, a rough estimate: the share of the goals completed."""
@@ -401,7 +416,9 @@ class FastBot:
         if game.talking:
             return [_signal(game)]
         if game.num_players > 1 and not game.open_hands:
-            return _best_hidden(game, legal, _protected(game) if game.signals else 0)
+            if game.signals:
+                return _best_hidden(game, legal, _protected(game), _next_hint(game))
+            return _best_hidden(game, legal)
         return _best_general(game, legal)
 
 
@@ -419,6 +436,28 @@ def _protected(game: CahootsCoop) -> int:
     return mask
 
 
+def _next_hint(game: CahootsCoop) -> int | None:
+    """The kinds the next player's cards are among, as ``HeuristicPolicy._next_hint`` reads
+    them from their latest signal (``say nothing`` in the last lap), or None."""
+    n = game.num_players
+    nxt = (game.current_player + 1) % n
+    for s, at, word, _ in reversed(game.signals):
+        if s == nxt:
+            break
+    else:
+        return None
+    since = game.plays[at:]
+    if word or len(since) != n - 2:
+        return None
+    tops = list(game.tops)
+    for _, _, pile, under, _ in reversed(since):
+        tops[pile] = under
+    live = 0
+    for t in tops:
+        live |= MATCHES[t]
+    return ~live & ((1 << KINDS) - 1)
+
+
 def _signal(game: CahootsCoop) -> int:
     """The bot's talk decision (``HeuristicPolicy._signal``): the pile of the lowest of its best
     plays on the tops now, named (``wish`` or ``have``); say nothing without a play."""
@@ -431,7 +470,8 @@ def _signal(game: CahootsCoop) -> int:
     return TALK_BASE + 1 + (PILES if game.talk == "dutch" else 0) + best[0] % PILES
 
 
-def _best_hidden(game: CahootsCoop, legal: list[int], protect: int = 0) -> list[int]:
+def _best_hidden(game: CahootsCoop, legal: list[int], protect: int = 0,
+                 hint: int | None = None) -> list[int]:
     """Hidden hands, two or more players: every weight is unseen[k] + my_hand[k] / 2, so twice
     it is a small int, a goal's weight a sum over bit planes and the reach term a table entry."""
     seat = game.current_player
@@ -473,6 +513,10 @@ def _best_hidden(game: CahootsCoop, legal: list[int], protect: int = 0) -> list[
     p2 = two
     next_size = len(hands[(seat + 1) % game.num_players])
     strand = next_size > 0 and total > 0
+    among = -1  # the kinds the next player's cards may be (every kind without a hint)
+    if hint is not None and (one & hint).bit_count() + (two & hint).bit_count():
+        among = hint
+    among_total = (one & among).bit_count() + (two & among).bit_count()
     goals_left = game.num_goals - len(game.completed)
     tops = game.tops
     t0, t1, t2, t3 = tops
@@ -516,8 +560,8 @@ def _best_hidden(game: CahootsCoop, legal: list[int], protect: int = 0) -> list[
             score += reach
         if strand:
             alive = MATCHES[a] | MATCHES[b] | MATCHES[c] | MATCHES[d]
-            dead = (one & ~alive).bit_count() + (two & ~alive).bit_count()
-            score -= STRAND * (dead / total) ** next_size
+            dead = (one & among & ~alive).bit_count() + (two & among & ~alive).bit_count()
+            score -= STRAND * (dead / among_total) ** next_size
         if protect >> pile & 1 and not done:
             score -= PROTECT
         if score > best_score + _EPS:

@@ -55,7 +55,10 @@ def _play(options: dict[str, Any], seed: int, deal: Any = None) -> list[CahootsC
 
 @pytest.mark.parametrize("options", [{"num_players": 3}, {"num_players": 1},
                                      {"num_players": 2, "open_hands": True},
-                                     {"num_players": 4, "multicolour_mode": "disjunctive"}])
+                                     {"num_players": 4, "multicolour_mode": "disjunctive"},
+                                     {"num_players": 3, "talk": "dutch"},
+                                     {"num_players": 4, "talk": "spanish"},
+                                     {"num_players": 2, "talk": "dutch", "difficulty": "beginner"}])
 def test_fast_bot_has_the_bots_best_set_and_generator_use(options: dict[str, Any]) -> None:
     """Not only one of the bot's best moves: the same set, and the same tie-break draws, so a
     seeded rollout of fast bots is the observation bots' game move for move."""

@@ -3,7 +3,7 @@
 Without talk the game is today's (env id, layout, actions); with a vocabulary a talk decision
 follows each play, a signal reaches every seat's observation, the global state and the game log,
 true signals are enforced by the mask, the batched engine refuses the option and the search bot
-plays on the reference game.
+rolls out silently on it (or with talk on the reference game).
 """
 
 from __future__ import annotations
@@ -107,7 +107,7 @@ def test_talk_refuses_open_hands_and_one_player() -> None:
         cahoots_envs.make("cahoots_coop", talk="spanish", num_players=1).reset(seed=0)
 
 
-def test_the_batched_engine_refuses_talk_and_search_plays_on_the_reference_game() -> None:
+def test_the_batched_engine_refuses_talk() -> None:
     pytest.importorskip("numba")
     from cahoots_envs.search.engine import engine_problem
 
@@ -118,6 +118,112 @@ def test_the_batched_engine_refuses_talk_and_search_plays_on_the_reference_game(
 
     with pytest.raises(ValueError, match="does not support talk"):
         make("cahoots_coop", num_envs=2, talk="spanish")
+
+
+def test_the_bot_reads_say_nothing_as_no_card_for_the_tops_then() -> None:
+    """After the next player's ``say nothing`` (the bot's convention: no play on the tops), the
+    bot counts the risk of stranding them over the kinds that matched none of the tops when they
+    said it: read from the observation (the plays since undone) as the game state gives it."""
+    from cahoots_envs.games.cahoots_coop import search as coop_search
+    from cahoots_envs.games.cahoots_coop.rules import KINDS, MATCHES
+
+    env = cahoots_envs.make_raw("cahoots_coop", talk="dutch", difficulty="normal")
+    checked = 0
+    for seed in range(40):
+        env.reset(seed=seed)
+        bots = [env.spec.bot(env.options, seed=s) for s in range(3)]
+        tops_when: dict[int, list[int]] = {}  # the tops at each talk decision, by signal index
+        while not env.game.is_over:
+            game = env.game
+            seat = game.current_player
+            obs = env.observe(env.agent_selection)
+            if game.talking:
+                tops_when[len(game.signals)] = list(game.tops)
+            else:
+                hint = bots[seat]._next_hint(obs["observation"])
+                assert hint == coop_search._next_hint(game)
+                said = [i for i, signal in enumerate(game.signals) if signal[0] == (seat + 1) % 3]
+                if said and game.signals[said[-1]][2] == 0 and \
+                        game.signals[said[-1]][1] == len(game.plays) - 1:
+                    live = 0
+                    for t in tops_when[said[-1]]:
+                        live |= MATCHES[t]
+                    assert hint == ~live & ((1 << KINDS) - 1)
+                    checked += 1
+                else:
+                    assert hint is None
+            env.step(int(bots[seat].act(obs["observation"], obs["action_mask"])))
+    assert checked >= 3
+
+
+def _talk_position(talk: str, seed: int) -> Any:
+    """A play decision late in a seeded talk game of bots (signals said, a small draw pile)."""
+    env = cahoots_envs.make_raw("cahoots_coop", talk=talk, difficulty="normal")
+    env.reset(seed=seed)
+    bots = [env.spec.bot(env.options, seed=s) for s in range(3)]
+    found = None
+    while not env.game.is_over:
+        game = env.game
+        if not game.talking and len(game.draw_pile) <= 8 and len(game.legal_actions()) >= 2 \
+                and found is None:
+            found = game.clone()
+        obs = env.observe(env.agent_selection)
+        env.step(int(bots[game.current_player].act(obs["observation"], obs["action_mask"])))
+    assert found is not None and found.signals
+    return env, found
+
+
+@pytest.mark.parametrize("talk", ["spanish", "dutch"])
+def test_search_rolls_out_silently_on_the_engine(talk: str) -> None:
+    """A talk game's world loads into the engine as its plays alone and rolls out silently:
+    the per-move values equal those of its silent twin (the same deals and plays in a game
+    without talk; that game's engine values equal the reference path's, test_search_engine)."""
+    pytest.importorskip("numba")
+    from cahoots_envs.core.search import World
+    from cahoots_envs.games.cahoots_coop import search as coop_search
+    from cahoots_envs.search import Infoset, SearchPolicy
+    from cahoots_envs.search.engine import EngineRollouts
+
+    env, game = _talk_position(talk, seed=4)
+    spec, options = env.spec, env.options
+    silent = coop_search.engine_options(options)
+    assert silent == {**options, "talk": "none"}
+    seat, legal = game.current_player, game.legal_actions()
+    info = Infoset(game, seat, spec, options)
+    worlds = [info.sample(np.random.default_rng([9, k])) for k in range(6)]
+    assert any(a >= TALK_BASE for a in worlds[0].actions)  # the worlds carry the signals
+    twins = []
+    for world in worlds:
+        plays = coop_search.engine_actions(world.actions)
+        assert plays == [a for a in world.actions if a < TALK_BASE] and len(plays) < len(world.actions)
+        twin = CahootsCoop(silent, np.random.default_rng(0), world.deals[0])
+        for a in plays:
+            twin.apply(a)
+        assert twin.tops == world.game.tops and twin.hands == world.game.hands
+        twins.append(World(twin, world.deals, plays))
+    talking = EngineRollouts(spec, options, coop_search).values(
+        worlds, 0, legal, seat, 11, spec.bot(silent, seed=0))
+    quiet = EngineRollouts(spec, silent, coop_search).values(
+        twins, 0, legal, seat, 11, spec.bot(silent, seed=0))
+    assert talking.shape == (6, len(legal)) and np.array_equal(talking, quiet)
+    # the search bot takes the engine with the silent bot rolling out; 'reference' rolls out
+    # with talk; a blueprint with no silent twin (random) stays on the reference game
+    bot = SearchPolicy(env.spec.env_id, options, seed=3, search_all=True)
+    bot.act_infoset(info)
+    assert bot.path == "batched" and bot.stats.engine_searches == 1
+    assert bot._roller.options["talk"] == "none" and bot.blueprint.options["talk"] == talk
+    ref = SearchPolicy(env.spec.env_id, options, seed=3, search_all=True, engine="reference",
+                       worlds=2, max_worlds=2)
+    ref.act_infoset(info)
+    assert ref.path == "reference" and ref.stats.reference_searches == 1
+    from cahoots_envs.policies import RandomPolicy
+
+    rand = SearchPolicy(env.spec.env_id, options, blueprint=RandomPolicy(0), seed=3,
+                        search_all=True, worlds=2, max_worlds=2)
+    rand.act_infoset(info)
+    assert rand.path == "reference"
+    with pytest.raises(ValueError, match="only on the reference game"):
+        SearchPolicy(env.spec.env_id, options, blueprint=RandomPolicy(0), engine="batched")
 
 
 def test_a_person_sends_and_reads_signals_in_the_terminal(capsys, monkeypatch) -> None:
