@@ -211,3 +211,91 @@ def test_nonfinite_weights_are_refused(tmp_path: Path) -> None:
     bad = rewrite(good, tmp_path / "nan.safetensors", None, poison)
     with pytest.raises(PolicyFileError, match="non-finite"):
         read_policy_file(bad)
+
+
+# ---- computed features (the cooperative game's look-ahead) ------------------------------------
+def _computed_net(seed: int = 0) -> tuple[ScoringNet, list[int], dict]:  # type: ignore[type-arg]
+    from cahoots_envs.games.cahoots_coop.features import LOOKAHEAD_FEATURES
+
+    info = env_info(ENV, OPTIONS)
+    offsets = [info.layout.offsets[s] for s in SEGMENTS]
+    record = {"game": "cahoots_coop", "name": "lookahead", "size": len(LOOKAHEAD_FEATURES),
+              "num_players": 3}
+    torch.manual_seed(seed)
+    net = ScoringNet(info.layout.size, info.num_actions, offsets, (16,), 4, (16,), "relu", True,
+                     record["size"])
+    with torch.no_grad():
+        for p in net.parameters():
+            p.add_(0.1 * torch.randn_like(p))
+    return net, offsets, record
+
+
+def test_computed_features_round_trip_and_the_torch_twin(tmp_path: Path) -> None:
+    from cahoots_envs.policies.scoring import computed_features
+
+    net, offsets, record = _computed_net()
+    policy = export_policy(net, SEGMENTS, offsets, record)
+    obs, masks = real_batch(48, seed=6)
+    feats = computed_features(record)(obs, masks.shape[1])
+    assert feats.shape == (48, masks.shape[1], record["size"]) and feats.any()
+    with torch.no_grad():
+        want = net(torch.as_tensor(obs), torch.as_tensor(feats)).numpy()
+    np.testing.assert_allclose(policy.logits(obs), want, atol=1e-5)
+    with pytest.raises(ValueError, match="reads 13 computed features"):
+        net(torch.as_tensor(obs))
+    meta = save_policy(policy, tmp_path / "c.safetensors", ENV, OPTIONS)
+    assert meta["architecture"]["computed_features"] == record
+    loaded = load_policy(str(tmp_path / "c.safetensors"), ENV, OPTIONS)
+    np.testing.assert_array_equal(loaded.logits(obs), policy.logits(obs))
+    # a feature set the game does not offer, or a malformed record: one line, nothing loaded
+    for change, message in (({"name": "nope"}, "'nope' are not offered by cahoots_coop"),
+                            ({"game": "kansas_city"}, "not offered by kansas_city")):
+        bad = rewrite(tmp_path / "c.safetensors", tmp_path / "bad.safetensors",
+                      change_arch=lambda a, c=change: a["computed_features"].update(c))
+        with pytest.raises(PolicyFileError, match=message) as exc:
+            load_policy(str(bad), ENV, OPTIONS)
+        assert "\n" not in str(exc.value)
+    bad = rewrite(tmp_path / "c.safetensors", tmp_path / "bad.safetensors",
+                  change_arch=lambda a: a["computed_features"].pop("size"))
+    with pytest.raises(PolicyFileError, match="lacks size"):
+        load_policy(str(bad), ENV, OPTIONS)
+
+
+def test_the_lookahead_features_hold_the_team_bots_score() -> None:
+    """A linear read of the features, the bot's own weights, picks exactly the team bot's best
+    plays (hidden hands, 2-4 players, both difficulties), or a play that wins at once where
+    the bot takes one."""
+    import cahoots_envs
+    from cahoots_envs.games.cahoots_coop.bot import HeuristicPolicy
+    from cahoots_envs.games.cahoots_coop.bot_weights import COMPLETE_NOW, REACH_SCALE, STRAND
+    from cahoots_envs.games.cahoots_coop.features import LOOKAHEAD_FEATURES, lookahead
+    from cahoots_envs.games.cahoots_coop.rules import CahootsCoop
+
+    assert REACH_SCALE == 1.5
+    at = {name: i for i, name in enumerate(LOOKAHEAD_FEATURES)}
+    spec = cahoots_envs.game_spec("cahoots_coop")
+    checked = 0
+    for n, difficulty, seeds in ((2, "beginner", 3), (3, "normal", 4), (4, "normal", 2)):
+        opts = spec.resolve_options({"num_players": n, "difficulty": difficulty})
+        size, num_actions = CahootsCoop.layout(opts).size, CahootsCoop.num_actions(opts)
+        for seed in range(seeds):
+            game = CahootsCoop(opts, np.random.default_rng(seed), None)
+            bot = HeuristicPolicy(opts, seed=seed)
+            while not game.is_over:
+                obs = np.zeros(size, np.float32)
+                game.encode(game.current_player, obs)
+                mask = np.zeros(num_actions, np.int8)
+                mask[game.legal_actions()] = 1
+                best = bot.best_actions(obs, mask)
+                f = lookahead(obs[None], n, num_actions)[0].astype(np.float64)
+                score = (COMPLETE_NOW * 4 * f[:, at["completes"]] + 10 * 4 * f[:, at["reach"]]
+                         - STRAND * f[:, at["strand"]] + 1e6 * f[:, at["wins"]])
+                score = np.where(mask > 0, score, -np.inf)
+                picked = np.flatnonzero(score >= score.max() - 1e-4).tolist()
+                if f[best[0], at["wins"]]:
+                    assert f[picked[0], at["wins"]]
+                else:
+                    assert picked == best
+                checked += 1
+                game.apply(bot.act(obs, mask))
+    assert checked > 400

@@ -12,6 +12,15 @@ weights shared by every action:
   ``U[a] . h + c[a]``, the flat MLP's per-action output layer (the head then learns what the flat
   output cannot share across actions, and the network can do all that a flat MLP does).
 
+Per-action features may also be **computed** from the observation inside the policy
+(``computed``): a game offers named feature sets in its spec's ``extras["play_features"]``
+(``{name: function(observations (N, size), num_players, num_actions) -> float32 (N, actions,
+F)}``, e.g. the cooperative game's ``lookahead``: what each play would leave on the table). The
+architecture records ``{"game", "name", "size", "num_players"}``, the set is looked up by name when
+the policy loads (a name the game does not offer is one clear error), and ``f_a`` is the segment
+entries followed by the computed ones. The observation, and so the env's version, stay as they
+are.
+
 Which segments hold per-action features is the caller's choice (``action_segments``: names in the
 env's layout, each of size ``num_actions``); their offsets are taken from the layout and recorded in
 the architecture, so a policy reads the same entries wherever it is loaded. Inference is float32;
@@ -22,7 +31,7 @@ embedding are computed once per observation and once per action, not once per pa
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -52,6 +61,35 @@ def segment_offsets(layout: Layout, action_segments: Sequence[str], num_actions:
     return offsets
 
 
+COMPUTED_KEYS = ("game", "name", "size", "num_players")
+
+
+def computed_features(computed: Mapping[str, Any]) -> Callable[[np.ndarray, int], np.ndarray]:
+    """The feature function a ``computed`` record names, bound to its player count:
+    ``observations (N, size) -> float32 (N, num_actions, size)`` (the caller passes the action
+    count); ``ValueError`` (one line) for a record that is malformed or names a set its game
+    does not offer."""
+    from cahoots_envs.registry import game_spec
+
+    missing = [k for k in COMPUTED_KEYS if k not in computed]
+    if missing:
+        raise ValueError(f"computed features record lacks {', '.join(missing)} (it holds "
+                         f"{', '.join(COMPUTED_KEYS)})")
+    spec = game_spec(str(computed["game"]))
+    sets = spec.extras.get("play_features", {})
+    name = str(computed["name"])
+    if name not in sets:
+        offered = ", ".join(sets) or "none"
+        raise ValueError(f"computed features {name!r} are not offered by {spec.name} (offered: "
+                         f"{offered})")
+    function, players = sets[name], int(computed["num_players"])
+
+    def features(observations: np.ndarray, num_actions: int) -> np.ndarray:
+        return np.asarray(function(observations, players, num_actions), np.float32)
+
+    return features
+
+
 def _check_chain(layers: Sequence[Layer], what: str) -> None:
     for i, (w, b) in enumerate(layers):
         if w.ndim != 2 or b.shape != (w.shape[0],):
@@ -79,6 +117,7 @@ class ActionScoringPolicy(BasePolicy):
         deterministic: bool = True,
         seed: int | None = None,
         direct: Layer | None = None,
+        computed: Mapping[str, Any] | None = None,
     ) -> None:
         if activation not in ACTIVATIONS:
             raise ValueError(f"activation {activation!r} unknown; known: {', '.join(ACTIVATIONS)}")
@@ -92,10 +131,14 @@ class ActionScoringPolicy(BasePolicy):
             raise ValueError(f"{len(action_segments)} action segments but {len(offsets)} offsets")
         num_actions, emb = embedding.shape
         hidden = trunk[-1][0].shape[0]
-        want = hidden + emb + len(action_segments)
+        self.computed = None if computed is None else dict(computed)
+        self._computed_fn = None if computed is None else computed_features(computed)
+        extra = 0 if computed is None else int(computed["size"])
+        want = hidden + emb + len(action_segments) + extra
         if head[0][0].shape[1] != want:
             raise ValueError(f"head input is {head[0][0].shape[1]} wide; trunk {hidden} + embedding "
-                             f"{emb} + {len(action_segments)} action features = {want}")
+                             f"{emb} + {len(action_segments)} action features + {extra} computed "
+                             f"= {want}")
         if head[-1][0].shape[0] != 1:
             raise ValueError(f"the head must end in one score, not {head[-1][0].shape[0]}")
         if direct is not None and (direct[0].shape != (num_actions, hidden)
@@ -122,7 +165,9 @@ class ActionScoringPolicy(BasePolicy):
         # the first head layer, split by what it reads: [h | E[a] | f_a]
         w1 = self.head[0][0]
         self._w_h = np.ascontiguousarray(w1[:hidden])
-        self._w_f = np.ascontiguousarray(w1[hidden + emb:])
+        segments = len(action_segments)
+        self._w_f = np.ascontiguousarray(w1[hidden + emb : hidden + emb + segments])
+        self._w_c = np.ascontiguousarray(w1[hidden + emb + segments :])  # computed features
         self._action_bias = self.embedding @ w1[hidden:hidden + emb] + self.head[0][1]  # (A, H1)
         self._feature_index = (np.asarray(self.offsets)[:, None]
                                + np.arange(num_actions)[None, :])  # (S, A)
@@ -148,6 +193,7 @@ class ActionScoringPolicy(BasePolicy):
             "direct": self.direct is not None,
             "action_segments": list(self.action_segments),
             "action_segment_offsets": list(self.offsets),
+            **({} if self.computed is None else {"computed_features": dict(self.computed)}),
         }
 
     def tensors(self) -> dict[str, np.ndarray]:
@@ -166,6 +212,13 @@ class ActionScoringPolicy(BasePolicy):
         if layout.size != self.input_size or num_actions != self.output_size:
             raise ValueError(f"network maps {self.input_size} -> {self.output_size}, but the env "
                              f"has {layout.size} observation entries and {num_actions} actions")
+        if self.computed is not None:
+            from cahoots_envs.registry import game_spec
+
+            game = game_spec(str(self.computed["game"]))
+            if game.env_id != layout.env_id:
+                raise ValueError(f"computed features of {game.env_id}, but the env is "
+                                 f"{layout.env_id}")
         offsets = segment_offsets(layout, self.action_segments, num_actions)
         if offsets != self.offsets:
             raise ValueError(f"action segments {self.action_segments} at {self.offsets}, but the "
@@ -219,8 +272,12 @@ class ActionScoringPolicy(BasePolicy):
         extra = set(tensors) - known
         if extra:
             raise ValueError(f"unexpected tensors {sorted(extra)}")
+        computed = architecture.get("computed_features")
+        if computed is not None and not isinstance(computed, Mapping):
+            raise ValueError(f"computed_features must be a record of {', '.join(COMPUTED_KEYS)}, "
+                             f"got {computed!r}")
         return cls(trunk, embedding, head, segments, architecture["action_segment_offsets"],
-                   architecture["activation"], direct=direct, **kwargs)
+                   architecture["activation"], direct=direct, computed=computed, **kwargs)
 
     # ---- acting ---------------------------------------------------------------------------
     def logits(self, observations: np.ndarray) -> np.ndarray:
@@ -232,6 +289,8 @@ class ActionScoringPolicy(BasePolicy):
         feats = obs[:, self._feature_index]  # (N, S, A)
         x = (h @ self._w_h)[:, None, :] + self._action_bias[None]  # (N, A, H1)
         x += np.einsum("nsa,sk->nak", feats, self._w_f, optimize=True)
+        if self._computed_fn is not None:
+            x += self._computed_fn(obs, self.output_size) @ self._w_c
         for i, (wt, b) in enumerate(self.head):
             if i:
                 x = x @ wt + b
