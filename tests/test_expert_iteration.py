@@ -21,6 +21,7 @@ from cahoots_envs.training.config import ConfigError, load_config
 from cahoots_envs.training.expert_iteration import (
     ExpertIterationConfig,
     Labelled,
+    MlpActor,
     collect_positions,
     fit,
     load_actor,
@@ -67,7 +68,7 @@ def test_the_fit_moves_the_network_toward_the_targets() -> None:
     before = masked_probs(MLPPolicy.from_sb3(net).logits(obs), masks)[:, 2].mean()
     section = ExpertIterationConfig(epochs=30, batch_size=16, learning_rate=1e-2)
     optimizer = torch.optim.Adam(net.parameters(), lr=section.learning_rate)
-    stats = fit(net, optimizer, data, section, torch.Generator().manual_seed(0))
+    stats = fit(MlpActor(net), optimizer, data, section, torch.Generator().manual_seed(0))
     after = masked_probs(MLPPolicy.from_sb3(net).logits(obs), masks)
     assert before < 0.5 < after[:, 2].mean() and after[:, 0].max() == 0.0
     assert stats["examples"] == 64.0
@@ -98,13 +99,17 @@ def test_positions_are_the_networks_own_decisions_with_a_choice() -> None:
     spec = cahoots_envs.game_spec("cahoots_tricks-v1")
     options = spec.resolve_options({"num_players": 4})
     size, actions = spec.layout(options).size, spec.rules.num_actions(options)
-    actor = MLPPolicy([(rng.normal(0, 0.1, (16, size)), np.zeros(16)),
-                       (rng.normal(0, 0.1, (actions, 16)), np.zeros(actions))])
+    layers = [(rng.normal(0, 0.1, (16, size)), np.zeros(16)),
+              (rng.normal(0, 0.1, (actions, 16)), np.zeros(actions))]
+
+    def sampler() -> MLPPolicy:  # the network sampling its moves, seeded afresh per run
+        return MLPPolicy(layers, deterministic=False, seed=3)
+
     def opponent() -> object:  # the bot breaks ties with its generator: a fresh one per run
         return cahoots_envs.load_policy("heuristic", "cahoots_tricks-v1", {"num_players": 4},
                                         seed=0)
 
-    found = collect_positions(config, section, actor, opponent(), 40, 6, seed=3)
+    found = collect_positions(config, section, sampler(), opponent(), 40, 6, seed=3)
     assert len(found.games) == 40 and found.obs.shape == (40, size)
     assert found.decisions >= 40
     for game, obs, mask in zip(found.games, found.obs, found.masks):
@@ -113,7 +118,7 @@ def test_positions_are_the_networks_own_decisions_with_a_choice() -> None:
         assert np.array_equal(info.observation, obs)
         assert np.array_equal(np.asarray(info.action_mask, np.int8), mask)
         assert 2 <= int(mask.sum()) <= 6
-    again = collect_positions(config, section, actor, opponent(), 40, 6, seed=3)
+    again = collect_positions(config, section, sampler(), opponent(), 40, 6, seed=3)
     assert np.array_equal(found.obs, again.obs)
 
 
@@ -125,6 +130,12 @@ def test_positions_are_the_networks_own_decisions_with_a_choice() -> None:
     ({"beta": 0}, "beta must be a number > 0"),
     ({"take": 1.5}, r"take must be in \(0, 1\]"),
     ({"max_moves": 1}, "max_moves must be >= 2"),
+    ({"network": {"type": "transformer"}}, "network.type must be action_scoring"),
+    ({"network": {"type": "action_scoring", "trunk": [8]}}, "network: unknown keys trunk"),
+    ({"network": {"type": "action_scoring", "head_sizes": [0]}},
+     r"network.head_sizes is a list of sizes >= 1"),
+    ({"network": {"type": "action_scoring", "activation": "gelu"}},
+     "network.activation is relu or tanh"),
 ])
 def test_a_bad_section_is_one_line_before_any_work(tmp_path: Path, change: dict,
                                                   message: str) -> None:
@@ -169,3 +180,64 @@ def test_a_tiny_run_trains_end_to_end_and_repeats_for_a_seed(
     assert "iteration 2: 24 positions" in out
     assert weights[0].keys() == weights[1].keys()
     assert all(np.array_equal(weights[0][k], weights[1][k]) for k in weights[0])
+
+
+def test_an_action_scoring_network_with_computed_features_runs_end_to_end(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The cooperative team with the look-ahead scoring network: cloned, then labelled only
+    where the search bot would search (the endgame), saved with its computed features; the
+    clone is saved and measured beside it; a feature set the game lacks is one line first."""
+    import cahoots_envs
+    from cahoots_envs.policies.loading import load_policy
+    from cahoots_envs.policies.scoring import ActionScoringPolicy
+
+    network = {"type": "action_scoring", "trunk_sizes": [8], "embedding_size": 4,
+               "head_sizes": [8], "action_segments": ["my_plays"], "computed": "lookahead"}
+    config = {
+        "env_id": "cahoots_coop-v1", "env_options": {"num_players": 3}, "seed": 1,
+        "total_timesteps": 40, "n_envs": 8, "engine": "batched", "team": True,
+        "progress_bar": False, "algorithm": "expert_iteration",
+        "pretrain": {"games": 6, "epochs": 1, "soft_targets": True, "learning_rate": 3e-3},
+        "expert_iteration": {"positions": 20, "take": 0.5, "only_searched": True,
+                             "max_moves": 16, "rollout": "heuristic",
+                             "search": {"worlds": 2, "max_worlds": 2}, "epochs": 1,
+                             "network": network},
+        "eval": {"every": 20, "games": 6, "final_games": 6, "opponents": ["heuristic"]},
+    }
+    path = tmp_path / "coop.yaml"
+    path.write_text(yaml.safe_dump(config))
+    runs = tmp_path / "runs"
+    assert main(["--config", str(path), "--runs-dir", str(runs)]) == 0
+    (run_dir,) = runs.iterdir()
+    meta = json.loads((run_dir / "policy.json").read_text())
+    assert meta["architecture"]["type"] == "action_scoring"
+    assert meta["architecture"]["computed_features"]["name"] == "lookahead"
+    assert meta["training"]["expert_iteration"]["network"] == "action_scoring"
+    policy = load_policy(str(run_dir / "policy.safetensors"), "cahoots_coop-v1",
+                         {"num_players": 3})
+    assert isinstance(policy, ActionScoringPolicy) and policy.computed is not None
+    assert (run_dir / "checkpoints" / "cloned.safetensors").is_file()
+    out = capsys.readouterr().out
+    assert "iteration 2: 20 positions" in out and "the clone it started from" in out
+    # the positions kept are the endgame's (the search bot's worth_searching)
+    from cahoots_envs.training.config import TrainConfig
+    from cahoots_envs.training.expert_iteration import ScoringActor
+
+    train_config = TrainConfig(env_id="cahoots_coop-v1", env_options={"num_players": 3},
+                               n_envs=8, team=True)
+    from cahoots_envs.envinfo import env_info
+
+    info = env_info("cahoots_coop-v1", {"num_players": 3})
+    actor = ScoringActor(train_config, info, {k: v for k, v in network.items() if k != "type"})
+    found = collect_positions(train_config, ExpertIterationConfig(take=0.5, only_searched=True),
+                              actor.policy(False, 4), None, 12, 16, seed=4)
+    sampler = cahoots_envs.game_spec("cahoots_coop").require("world_sampler")
+    assert len(found.games) == 12
+    assert all(sampler.worth_searching(g, g.current_player) for g in found.games)
+    for change, message in ((("computed", "nope"), "'nope' are not offered by cahoots_coop"),
+                            (("action_segments", ["hand"]), "'hand' has 28 entries")):
+        bad = {**network, change[0]: change[1]}
+        path.write_text(yaml.safe_dump({**config, "expert_iteration": {
+            **config["expert_iteration"], "network": bad}}))
+        with pytest.raises(ConfigError, match=message):  # as the config loads: no run folder
+            load_config(path)

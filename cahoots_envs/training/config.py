@@ -405,6 +405,10 @@ def check(config: TrainConfig) -> None:
         raise ConfigError("pretrain.random_seats needs engine: batched")
     if config.ppo.activation not in ("tanh", "relu"):
         raise ConfigError(f"ppo.activation: {config.ppo.activation!r} is not 'tanh' or 'relu'")
+    for section in config.sections.values():  # what a section can check only beside the env
+        hook = getattr(section, "check_config", None)
+        if hook is not None:
+            hook(config)
 
 
 def to_dict(config: TrainConfig) -> dict[str, Any]:

@@ -10,7 +10,8 @@ One iteration:
    ``opponent`` in the rest. The network samples its moves (its masked softmax, so the positions
    spread). Each of its decisions with 2..``max_moves`` legal moves is kept with chance
    ``take`` as a reference game (``engine.game(i)``: the deals and every action so far), with
-   its observation and mask, until ``positions`` are kept.
+   its observation and mask, until ``positions`` are kept (with ``only_searched``, only those
+   the game's search bot would search: its ``worth_searching``).
 2. **Labels.** ``cahoots_envs.search.label_positions`` searches them all together on the engine
    with the ``search`` knobs, the current network (greedy) as the blueprint: its move is the
    search's default and, with ``rollout: blueprint``, it plays the rollouts (one forward pass a
@@ -27,9 +28,13 @@ One iteration:
    blueprint's habits (docs/training.md, expert iteration).
 4. The new network is evaluated (``eval``) and becomes the next iteration's blueprint.
 
-The saved policy is the actor alone (an ``MLPPolicy``: it acts with numpy). ``start`` names a
-saved policy to begin from (``zoo:<game>``, a policy file); else the behaviour clone of
-``pretrain`` (or a fresh network when ``pretrain.games`` is 0).
+The network is the flat MLP of ``ppo.net_arch``/``ppo.activation`` (the saved policy is its
+actor, an ``MLPPolicy``), or, with ``network: {type: action_scoring, ...}``, an action-scoring
+network (``policies/scoring.py``: a score per move from a trunk over the observation, the
+move's embedding, its entries in ``action_segments`` and the ``computed`` per-move features the
+game offers, e.g. the cooperative game's ``lookahead``). Both act with numpy. ``start`` names a
+saved policy of that kind to begin from (``zoo:<game>``, a policy file); else the behaviour
+clone of ``pretrain`` (or a fresh network when ``pretrain.games`` is 0).
 """
 
 from __future__ import annotations
@@ -65,6 +70,9 @@ class ExpertIterationConfig:
     # search's max_candidates (the game's search default, which may be higher than 12) are
     # labelled unsearched and left out, so raise it at most that far
     max_moves: int = 12
+    # true: keep only positions the game's search bot would search (its world sampler's
+    # worth_searching, e.g. the cooperative game's endgame window)
+    only_searched: bool = False
     self_play_share: float = 0.0  # games where the network plays every seat
     opponent: str = "heuristic"  # the other seats of the remaining games (a policy spec)
     search: dict[str, Any] = field(default_factory=lambda: {"worlds": 8, "max_worlds": 16})
@@ -74,11 +82,40 @@ class ExpertIterationConfig:
     epochs: int = 4
     batch_size: int = 256
     learning_rate: float = 1e-4
+    # {} the MLP of ppo.net_arch; {type: action_scoring, ...}: see SCORING_DEFAULTS
+    network: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:  # checked as the config loads, before any work
         from cahoots_envs.search.policy import check_knobs
 
         problems = []
+        if not isinstance(self.network, dict):
+            problems.append(f"network is a mapping (type: action_scoring, ...), got "
+                            f"{self.network!r}")
+        elif self.network:
+            kind = self.network.get("type")
+            unknown = sorted(set(self.network) - set(SCORING_DEFAULTS) - {"type"})
+            if kind != "action_scoring":
+                problems.append(f"network.type must be action_scoring (or leave network out "
+                                f"for the MLP of ppo.net_arch), got {kind!r}")
+            elif unknown:
+                problems.append(f"network: unknown keys {', '.join(unknown)}; known: type, "
+                                f"{', '.join(SCORING_DEFAULTS)}")
+            else:
+                merged = {**SCORING_DEFAULTS, **self.network}
+                for name in ("trunk_sizes", "head_sizes"):
+                    sizes = merged[name]
+                    if not isinstance(sizes, list) or not sizes or \
+                            not all(isinstance(x, int) and x >= 1 for x in sizes):
+                        problems.append(f"network.{name} is a list of sizes >= 1, got {sizes!r}")
+                if not isinstance(merged["embedding_size"], int) or merged["embedding_size"] < 1:
+                    problems.append(f"network.embedding_size must be >= 1, got "
+                                    f"{merged['embedding_size']!r}")
+                if merged["activation"] not in ("relu", "tanh"):
+                    problems.append(f"network.activation is relu or tanh, got "
+                                    f"{merged['activation']!r}")
+                if not isinstance(merged["action_segments"], list):
+                    problems.append("network.action_segments is a list of layout segments")
         if self.positions < 1:
             problems.append(f"positions must be >= 1, got {self.positions}")
         if self.max_moves < 2:
@@ -113,8 +150,196 @@ class ExpertIterationConfig:
         if problems:
             raise ConfigError(f"{SECTION}: " + "; ".join(problems))
 
+    def check_config(self, config: TrainConfig) -> None:
+        """With the env known (as the config loads): the network's segments and computed
+        features exist for it."""
+        if not self.network:
+            return
+        from cahoots_envs.policies.scoring import computed_features, segment_offsets
+
+        merged = {**SCORING_DEFAULTS, **self.network}
+        try:
+            info = env_info(config.env_id, config.game_options())
+        except ValueError:
+            return  # the env's own error is raised where the env is checked
+        try:
+            segment_offsets(info.layout, merged["action_segments"], info.num_actions)
+            if merged["computed"]:
+                computed_features({"game": info.spec.name, "name": str(merged["computed"]),
+                                   "size": 0, "num_players": info.options["num_players"]})
+        except ValueError as e:
+            raise ConfigError(f"{SECTION}.network: {e}") from None
+
+
+# the action-scoring network's settings (``network:``), beside ``type: action_scoring``
+SCORING_DEFAULTS: dict[str, Any] = {
+    "trunk_sizes": [64],
+    "embedding_size": 16,
+    "head_sizes": [64],
+    "activation": "relu",
+    "direct": True,
+    "action_segments": [],
+    "computed": None,  # a per-move feature set the game offers (extras["play_features"])
+}
+
 
 # ---- the network ----------------------------------------------------------------------------
+class MlpActor:
+    """The flat MLP (``build_network``'s layout: SB3's actor and critic; the actor is fitted)."""
+
+    kind = "mlp"
+
+    def __init__(self, net: Any, config: TrainConfig | None = None) -> None:
+        self.net = net
+        self.config = config
+
+    def policy(self, deterministic: bool = True, seed: int | None = None) -> MLPPolicy:
+        actor = MLPPolicy.from_sb3(self.net)
+        if deterministic:
+            return actor
+        return MLPPolicy([(w.T, b) for w, b in actor.layers], actor.activation,
+                         deterministic=False, seed=seed)
+
+    def start(self, spec: str) -> None:
+        assert self.config is not None
+        load_actor(self.net, start_policy(self.config, spec))
+
+    def pretrain(self, evaluator: Evaluator, run_dir: Path) -> dict[str, Any]:
+        from types import SimpleNamespace
+
+        from cahoots_envs.training.maskable_ppo import pretrain
+
+        assert self.config is not None
+        return pretrain(self.config, SimpleNamespace(policy=self.net), evaluator, run_dir)
+
+    def features(self, obs: np.ndarray) -> Any:
+        return None
+
+    def logits(self, obs: Any, features: Any) -> Any:
+        return self.net.logits(obs)
+
+
+class ScoringActor:
+    """The action-scoring network (``ScoringNet``; exported as an ``ActionScoringPolicy``)."""
+
+    kind = "action_scoring"
+
+    def __init__(self, config: TrainConfig, info: Any, settings: dict[str, Any]) -> None:
+        from cahoots_envs.policies.scoring import computed_features, segment_offsets
+        from cahoots_envs.training.scoring import ScoringNet
+
+        self.config, self.info = config, info
+        s = {**SCORING_DEFAULTS, **settings}
+        self.settings = s
+        try:
+            self.offsets = segment_offsets(info.layout, s["action_segments"], info.num_actions)
+            self.record = None
+            self._features = None
+            size = 0
+            if s["computed"]:
+                self.record = {"game": info.spec.name, "name": str(s["computed"]), "size": 0,
+                               "num_players": int(info.options["num_players"])}
+                self._features = computed_features(self.record)
+                probe = np.zeros((1, info.layout.size), np.float32)
+                size = int(self._features(probe, info.num_actions).shape[-1])
+                self.record["size"] = size
+        except ValueError as e:
+            raise ConfigError(f"{SECTION}.network: {e}") from None
+        self.net = ScoringNet(info.layout.size, int(info.num_actions), self.offsets,
+                              s["trunk_sizes"], s["embedding_size"], s["head_sizes"],
+                              s["activation"], bool(s["direct"]), size)
+
+    def policy(self, deterministic: bool = True, seed: int | None = None) -> Any:
+        from cahoots_envs.training.scoring import export_policy
+
+        return export_policy(self.net, self.settings["action_segments"], self.offsets,
+                             self.record, deterministic=deterministic, seed=seed)
+
+    def load(self, policy: Any) -> None:
+        import torch
+
+        tensors = {k: torch.from_numpy(np.asarray(v, np.float32)) for k, v in policy.tensors().items()}
+        try:
+            self.net.load_state_dict(tensors)
+        except RuntimeError as e:
+            raise ConfigError(f"{SECTION}: the policy's weights do not fit network "
+                              f"{self.settings}: {str(e).splitlines()[0]}") from None
+
+    def start(self, spec: str) -> None:
+        from cahoots_envs.policies.scoring import ActionScoringPolicy
+
+        try:
+            policy = load_policy(spec, self.config.env_id, self.config.env_options,
+                                 seed=self.config.seed)
+        except (ValueError, OSError) as e:
+            raise ConfigError(f"{SECTION}.start: {e}") from None
+        if not isinstance(policy, ActionScoringPolicy) or policy.computed != self.record:
+            raise ConfigError(f"{SECTION}.start: {spec!r} is not an action-scoring policy with "
+                              f"the computed features {self.record}")
+        self.load(policy)
+
+    def pretrain(self, evaluator: Evaluator, run_dir: Path) -> dict[str, Any]:
+        """The behaviour clone of ``pretrain`` (``clone_action_scorer``), evaluated at step 0
+        and saved as the run's clone."""
+        from cahoots_envs.policies.saved import save_policy
+        from cahoots_envs.training.config import to_dict
+        from cahoots_envs.training.imitation import collect_demonstrations
+        from cahoots_envs.training.maskable_ppo import CLONE
+        from cahoots_envs.training.scoring import clone_action_scorer
+
+        config, p, s = self.config, self.config.pretrain, self.settings
+        t0 = time.time()
+        teacher = load_policy(p.teacher, config.env_id, config.env_options, seed=config.seed + 3)
+        demos = collect_demonstrations(config.env_id, config.env_options, teacher, p.games,
+                                       seed=config.seed + 5, reward_scale=config.reward_scale,
+                                       engine=config.engine, soft_targets=p.soft_targets,
+                                       random_seats=p.random_seats)
+        print(f"behaviour cloning: {len(demos)} decisions from {p.games} {p.teacher} games "
+              f"({time.time() - t0:.0f}s)", flush=True)
+        clone, stats = clone_action_scorer(
+            demos, config.env_id, config.env_options, s["action_segments"],
+            trunk_sizes=s["trunk_sizes"], embedding_size=s["embedding_size"],
+            head_sizes=s["head_sizes"], activation=s["activation"], direct=bool(s["direct"]),
+            computed=s["computed"] or None, epochs=p.epochs, batch_size=p.batch_size,
+            lr=p.learning_rate, seed=config.seed, log=lambda m: print(m, flush=True))
+        self.load(clone)
+        text = evaluator.check(self.policy(), 0, seed=config.seed + 11)
+        print(f"after behaviour cloning: {text}", flush=True)
+        out = {"teacher": p.teacher, "games": p.games, "decisions": len(demos),
+               "seconds": round(time.time() - t0, 1), "loss": round(stats["loss"], 4),
+               "agreement": round(stats["agreement"], 4)}
+        save_policy(clone, run_dir / CLONE, config.env_id, config.env_options,
+                    name=f"{run_dir.name}/cloned", description=f"{config.description}: the "
+                    "clone of the teacher that expert iteration started from",
+                    training={"algorithm": f"behaviour cloning of {p.teacher}",
+                              "config": to_dict(config), "seed": config.seed, "timesteps": 0,
+                              "run": run_dir.name, "behaviour_cloning": out})
+        return out
+
+    def features(self, obs: np.ndarray) -> Any:
+        import torch
+
+        assert self._features is not None or self.record is None
+        if self._features is None:
+            return None
+        return torch.from_numpy(np.concatenate(
+            [self._features(obs[i : i + 4096], self.info.num_actions)
+             for i in range(0, len(obs), 4096)]))
+
+    def logits(self, obs: Any, features: Any) -> Any:
+        return self.net(obs, features)
+
+
+def make_actor(config: TrainConfig, section: ExpertIterationConfig, info: Any) -> Any:
+    if section.network:
+        return ScoringActor(config, info, {k: v for k, v in section.network.items()
+                                           if k != "type"})
+    from cahoots_envs.training.every_seat_ppo import build_network
+
+    return MlpActor(build_network(info.layout.size, int(info.num_actions),
+                                  list(config.ppo.net_arch), config.ppo.activation), config)
+
+
 def load_actor(net: Any, policy: MLPPolicy) -> None:
     """Copy a saved MLP policy's layers into ``net``'s actor (``build_network``'s layout); the
     shapes and the activation must match."""
@@ -164,9 +389,10 @@ class Positions:
     decisions: int  # the network's decisions played to find them
 
 
-def collect_positions(config: TrainConfig, section: ExpertIterationConfig, actor: MLPPolicy,
+def collect_positions(config: TrainConfig, section: ExpertIterationConfig, sampler: Any,
                       opponent: Any, count: int, most: int, seed: int) -> Positions:
-    """``count`` positions the network reaches (see the module docstring, step 1)."""
+    """``count`` positions the network reaches (see the module docstring, step 1), the network
+    playing as ``sampler`` (its policy sampling its moves)."""
     from cahoots_envs.vector import make as make_vector
 
     vec = make_vector(config.env_id, config.n_envs, seed=seed, **config.game_options())
@@ -174,10 +400,12 @@ def collect_positions(config: TrainConfig, section: ExpertIterationConfig, actor
     e = vec.engine
     n, p = config.n_envs, vec.num_players
     rng = np.random.default_rng([seed, 5])
-    sampler = MLPPolicy([(w.T, b) for w, b in actor.layers], actor.activation,
-                        deterministic=False, seed=seed)
     every = np.arange(n) < round((1.0 if config.team else section.self_play_share) * n)
     seat = np.arange(n) % p  # the network's seat in the other games
+    worth = None
+    if section.only_searched:
+        worth = env_info(config.env_id, config.game_options()).spec.require(
+            "world_sampler").worth_searching
     games: list[Game] = []
     obs: list[np.ndarray] = []
     masks: list[np.ndarray] = []
@@ -192,8 +420,13 @@ def collect_positions(config: TrainConfig, section: ExpertIterationConfig, actor
             decisions += rows.size
             legal = e.mask[rows].sum(axis=1)
             keep = rows[(legal >= 2) & (legal <= most) & (rng.random(rows.size) < section.take)]
-            for i in keep.tolist()[: count - len(games)]:
-                games.append(e.game(i))
+            for i in keep.tolist():
+                if len(games) >= count:
+                    break
+                game = e.game(i)
+                if worth is not None and not worth(game, game.current_player):
+                    continue
+                games.append(game)
                 obs.append(e.obs[i].astype(np.float32))
                 masks.append(e.mask[i].copy())
         others = np.flatnonzero(~ours)
@@ -226,7 +459,7 @@ def tilted_targets(pi_old: np.ndarray, legal: list[int], means: np.ndarray, beta
     return out
 
 
-def label(config: TrainConfig, section: ExpertIterationConfig, actor: MLPPolicy,
+def label(config: TrainConfig, section: ExpertIterationConfig, actor: Any,
           positions: Positions, seed: int) -> Labelled:
     from cahoots_envs.search import label_positions
 
@@ -249,13 +482,15 @@ def label(config: TrainConfig, section: ExpertIterationConfig, actor: MLPPolicy,
                     changed / max(len(idx), 1), float(np.mean(gains)) if gains else 0.0)
 
 
-def fit(net: Any, optimizer: Any, data: list[Labelled], section: ExpertIterationConfig,
+def fit(actor: Any, optimizer: Any, data: list[Labelled], section: ExpertIterationConfig,
         generator: Any) -> dict[str, float]:
     """Cross-entropy of the actor's masked distribution to the targets, ``epochs`` passes."""
     import torch
 
     from cahoots_envs.training.every_seat_ppo import masked_logits
 
+    net = actor.net
+    features = actor.features(np.concatenate([d.obs for d in data]))
     obs = torch.from_numpy(np.concatenate([d.obs for d in data]))
     masks = torch.from_numpy(np.concatenate([d.masks for d in data]) != 0)
     targets = torch.from_numpy(np.concatenate([d.targets for d in data]))
@@ -266,7 +501,8 @@ def fit(net: Any, optimizer: Any, data: list[Labelled], section: ExpertIteration
         order = torch.randperm(size, generator=generator)
         for start in range(0, size, section.batch_size):
             idx = order[start:start + section.batch_size]
-            logp = torch.log_softmax(masked_logits(net.logits(obs[idx]), masks[idx]), -1)
+            logits = actor.logits(obs[idx], None if features is None else features[idx])
+            logp = torch.log_softmax(masked_logits(logits, masks[idx]), -1)
             loss = -(targets[idx] * logp.nan_to_num(neginf=0.0)).sum(-1).mean()
             optimizer.zero_grad()
             loss.backward()
@@ -286,8 +522,7 @@ def train(config: TrainConfig, run_dir: Path, resume: bool, evaluator: Evaluator
 
     import torch
 
-    from cahoots_envs.training.every_seat_ppo import build_network, crossed
-    from cahoots_envs.training.maskable_ppo import pretrain
+    from cahoots_envs.training.every_seat_ppo import crossed
 
     if resume:
         raise ConfigError(f"{SECTION} keeps no checkpoint to resume from; start a new run")
@@ -298,15 +533,13 @@ def train(config: TrainConfig, run_dir: Path, resume: bool, evaluator: Evaluator
     generator = torch.Generator().manual_seed(config.seed)
     options = config.game_options()
     info = env_info(config.env_id, options)
-    net = build_network(info.layout.size, int(info.num_actions), list(config.ppo.net_arch),
-                        config.ppo.activation)
+    network = make_actor(config, section, info)
+    net = network.net
     pretrain_stats = None
     if section.start:
-        load_actor(net, start_policy(config, section.start))
+        network.start(section.start)
     elif config.pretrain.games > 0:
-        from types import SimpleNamespace
-
-        pretrain_stats = pretrain(config, SimpleNamespace(policy=net), evaluator, run_dir)
+        pretrain_stats = network.pretrain(evaluator, run_dir)
     net.eval()
     opponent = None
     if not config.team and section.self_play_share < 1.0:
@@ -318,23 +551,24 @@ def train(config: TrainConfig, run_dir: Path, resume: bool, evaluator: Evaluator
     steps, iteration = 0, 0
     t0 = time.time()
     print(f"expert iteration: {section.positions:,} positions an iteration from {config.n_envs} "
-          f"games, search {section.search} over the network (rollouts: {section.rollout}), to "
-          f"{config.total_timesteps:,} positions", flush=True)
+          f"games, search {section.search} over the {network.kind} network (rollouts: "
+          f"{section.rollout}), to {config.total_timesteps:,} positions", flush=True)
     if section.start:
-        text = evaluator.check(MLPPolicy.from_sb3(net), 0, seed=config.seed)
+        text = evaluator.check(network.policy(), 0, seed=config.seed)
         print(f"[start: {section.start}] eval: {text}", flush=True)
     while steps < config.total_timesteps:
         iteration += 1
         seed = config.seed + 1000 * iteration
-        actor = MLPPolicy.from_sb3(net)
+        actor = network.policy()
         count = min(section.positions, config.total_timesteps - steps)
         t1 = time.time()
-        found = collect_positions(config, section, actor, opponent, count, most, seed)
+        found = collect_positions(config, section, network.policy(False, seed), opponent, count,
+                                  most, seed)
         t2 = time.time()
         labelled = label(config, section, actor, found, seed)
         t3 = time.time()
         window = [*window, labelled][-section.window:]
-        stats = fit(net, optimizer, window, section, generator)
+        stats = fit(network, optimizer, window, section, generator)
         before, steps = steps, steps + count
         progress.add({"time/total_timesteps": steps, "iteration": iteration,
                       "searched": len(labelled.obs), "search_changed": round(labelled.changed, 4),
@@ -348,10 +582,11 @@ def train(config: TrainConfig, run_dir: Path, resume: bool, evaluator: Evaluator
               f"{labelled.gain:.4f}); collect {t2 - t1:.0f}s, label {t3 - t2:.0f}s, fit "
               f"{time.time() - t3:.0f}s; cross-entropy {stats['cross_entropy']:.4f}", flush=True)
         if crossed(steps, before, config.eval.every) or steps >= config.total_timesteps:
-            text = evaluator.check(MLPPolicy.from_sb3(net), steps, seed=config.seed + steps)
+            text = evaluator.check(network.policy(), steps, seed=config.seed + steps)
             print(f"[{steps:,} positions, {time.time() - t0:.0f}s] eval: {text}", flush=True)
-    return Trained(learner=MLPPolicy.from_sb3(net), timesteps=steps, seconds=time.time() - t0,
+    return Trained(learner=network.policy(), timesteps=steps, seconds=time.time() - t0,
                    description=DESCRIPTION,
                    metadata={"behaviour_cloning": pretrain_stats,
                              SECTION: {"start": section.start, "iterations": iteration,
-                                       "rollout": section.rollout, "search": section.search}})
+                                       "rollout": section.rollout, "search": section.search,
+                                       "network": network.kind}})
