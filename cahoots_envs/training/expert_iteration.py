@@ -283,19 +283,12 @@ class ScoringActor:
         and saved as the run's clone."""
         from cahoots_envs.policies.saved import save_policy
         from cahoots_envs.training.config import to_dict
-        from cahoots_envs.training.imitation import collect_demonstrations
-        from cahoots_envs.training.maskable_ppo import CLONE
+        from cahoots_envs.training.maskable_ppo import CLONE, teacher_demonstrations
         from cahoots_envs.training.scoring import clone_action_scorer
 
         config, p, s = self.config, self.config.pretrain, self.settings
         t0 = time.time()
-        teacher = load_policy(p.teacher, config.env_id, config.env_options, seed=config.seed + 3)
-        demos = collect_demonstrations(config.env_id, config.env_options, teacher, p.games,
-                                       seed=config.seed + 5, reward_scale=config.reward_scale,
-                                       engine=config.engine, soft_targets=p.soft_targets,
-                                       random_seats=p.random_seats)
-        print(f"behaviour cloning: {len(demos)} decisions from {p.games} {p.teacher} games "
-              f"({time.time() - t0:.0f}s)", flush=True)
+        demos = teacher_demonstrations(config)
         clone, stats = clone_action_scorer(
             demos, config.env_id, config.env_options, s["action_segments"],
             trunk_sizes=s["trunk_sizes"], embedding_size=s["embedding_size"],

@@ -168,12 +168,10 @@ def checkpoint(model: Any, run_dir: Path, pool: OpponentPool, steps: int,
     (folder / "state.json").write_text(json.dumps({"timesteps": steps, "snapshots": snaps}))
 
 
-def pretrain(config: TrainConfig, model: Any, evaluator: Evaluator,
-             run_dir: Path) -> dict[str, Any]:
-    """Behaviour cloning from the teacher, then an evaluation recorded at step 0. The clone is
-    saved as ``checkpoints/cloned.safetensors`` (a saved policy): the final check measures it
-    beside the trained policy on the same games, so a run shows what self-play added."""
-    from cahoots_envs.training.imitation import behaviour_clone, collect_demonstrations
+def teacher_demonstrations(config: TrainConfig) -> Any:
+    """``pretrain``'s demonstrations: ``pretrain.games`` games of ``pretrain.teacher``, with a
+    line saying how many decisions they gave."""
+    from cahoots_envs.training.imitation import collect_demonstrations
 
     p = config.pretrain
     t0 = time.time()
@@ -186,6 +184,19 @@ def pretrain(config: TrainConfig, model: Any, evaluator: Evaluator,
         f", soft targets: {float((demos.targets.sum(1) > 1).mean()):.1%} of them ties")
     print(f"behaviour cloning: {len(demos)} decisions from {p.games} {p.teacher} games "
           f"({time.time() - t0:.0f}s{soft})", flush=True)
+    return demos
+
+
+def pretrain(config: TrainConfig, model: Any, evaluator: Evaluator,
+             run_dir: Path) -> dict[str, Any]:
+    """Behaviour cloning from the teacher, then an evaluation recorded at step 0. The clone is
+    saved as ``checkpoints/cloned.safetensors`` (a saved policy): the final check measures it
+    beside the trained policy on the same games, so a run shows what self-play added."""
+    from cahoots_envs.training.imitation import behaviour_clone
+
+    p = config.pretrain
+    t0 = time.time()
+    demos = teacher_demonstrations(config)
     stats = behaviour_clone(model.policy, demos, epochs=p.epochs, batch_size=p.batch_size,
                             learning_rate=p.learning_rate, value_coef=p.value_coef,
                             seed=config.seed, log=lambda m: print(m, flush=True))
