@@ -57,12 +57,16 @@ def cmd_list(args: argparse.Namespace) -> int:
     if not out["policies"]:
         print("  none shipped yet; 'random' and 'heuristic' work for every env")
     for p in out["policies"]:
-        strength = _strength(p["evaluation"])
+        # the strength column wraps at 80 characters, its lines aligned under the first
+        strength, *more = textwrap.wrap(_strength(p["evaluation"]), 80 - 2 - 24 - 1 - 18 - 1) \
+            or [""]
         if len(p["spec"]) > 24:  # a long name gets its own line; the columns stay aligned
             print(f"  {p['spec']}")
             print(f"  {'':<24} {str(p['env_id']).split('/', 1)[-1]:<18} {strength}")
         else:
             print(f"  {p['spec']:<24} {str(p['env_id']).split('/', 1)[-1]:<18} {strength}")
+        for part in more:
+            print(f"  {'':<24} {'':<18} {part}")
         if p["description"]:
             for part in textwrap.wrap(p["description"], 52):
                 print(f"  {'':<24} {part}")
@@ -100,7 +104,7 @@ def _strength(evaluation: Any) -> str:
                 if isinstance(row, dict) and "win_rate" in row:
                     wins.append(f"{difficulty} {float(row['win_rate']):.0%}")
             if wins:
-                parts.append("team wins: " + ", ".join(wins))
+                parts.append("team: " + ", ".join(wins))
         if parts:
             return "; ".join(parts)
     for key, value in evaluation.items():
