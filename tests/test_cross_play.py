@@ -126,3 +126,41 @@ def test_the_command_line(capsys, tmp_path) -> None:  # type: ignore[no-untyped-
         err = capsys.readouterr().err
         assert code == 2 and err.startswith("cahoots eval: error: ") and err.count("\n") == 1, err
         assert expected in err, (expected, err)
+
+
+def test_paired_gains_between_two_cross_plays_on_the_same_deals(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """benchmarks/cross_play_paired.py pairs two runs' games by deal: the same deals (and so
+    the same seats) without talk and with it; a run against itself gains exactly 0."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "cross_play_paired.py"
+    spec = importlib.util.spec_from_file_location("cross_play_paired", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    files = {}
+    for talk in ("none", "dutch"):
+        result = cross_play("cahoots_coop", ["heuristic", "random"], 4, seed=3,
+                            options={"num_players": 3, "talk": talk})
+        files[talk] = tmp_path / f"{talk}.json"
+        files[talk].write_text(json.dumps(result.to_dict(include_games=True)))
+    off, on = (json.loads(files[t].read_text())["games"] for t in ("none", "dutch"))
+    assert [g["seed"] for g in off] == [g["seed"] for g in on]  # the same deals
+    assert [g["lineup"] for g in off] == [g["lineup"] for g in on]  # the same seats
+    for args, gain in (([files["none"], files["none"]], "+0.000 [+0.000, +0.000]"),
+                       ([files["none"], files["dutch"]], None)):
+        sys.argv = ["cross_play_paired.py", *map(str, args)]
+        module.main()
+        out = capsys.readouterr().out
+        rows = [line for line in out.splitlines() if line.startswith("| 3 heuristic |")]
+        assert len(rows) == 1 and "| 4 |" in rows[0]
+        if gain:
+            assert rows[0].endswith(gain + " |")
+    data = json.loads(files["none"].read_text())
+    data.pop("games")  # written without --games-in-json: nothing to pair, one line
+    (tmp_path / "plain.json").write_text(json.dumps(data))
+    sys.argv = ["cross_play_paired.py", str(tmp_path / "plain.json"), str(files["dutch"])]
+    with pytest.raises(SystemExit, match="--games-in-json"):
+        module.main()
