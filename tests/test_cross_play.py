@@ -128,7 +128,7 @@ def test_the_command_line(capsys, tmp_path) -> None:  # type: ignore[no-untyped-
         assert expected in err, (expected, err)
 
 
-def test_paired_gains_between_two_cross_plays_on_the_same_deals(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_paired_gains_between_two_cross_plays_on_the_same_deals(tmp_path, capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """benchmarks/cross_play_paired.py pairs two runs' games by deal: the same deals (and so
     the same seats) without talk and with it; a run against itself gains exactly 0."""
     import importlib.util
@@ -151,7 +151,7 @@ def test_paired_gains_between_two_cross_plays_on_the_same_deals(tmp_path, capsys
     assert [g["lineup"] for g in off] == [g["lineup"] for g in on]  # the same seats
     for args, gain in (([files["none"], files["none"]], "+0.000 [+0.000, +0.000]"),
                        ([files["none"], files["dutch"]], None)):
-        sys.argv = ["cross_play_paired.py", *map(str, args)]
+        monkeypatch.setattr(sys, "argv", ["cross_play_paired.py", *map(str, args)])
         module.main()
         out = capsys.readouterr().out
         rows = [line for line in out.splitlines() if line.startswith("| 3 heuristic |")]
@@ -161,6 +161,7 @@ def test_paired_gains_between_two_cross_plays_on_the_same_deals(tmp_path, capsys
     data = json.loads(files["none"].read_text())
     data.pop("games")  # written without --games-in-json: nothing to pair, one line
     (tmp_path / "plain.json").write_text(json.dumps(data))
-    sys.argv = ["cross_play_paired.py", str(tmp_path / "plain.json"), str(files["dutch"])]
+    monkeypatch.setattr(sys, "argv", ["cross_play_paired.py", str(tmp_path / "plain.json"),
+                                      str(files["dutch"])])
     with pytest.raises(SystemExit, match="--games-in-json"):
         module.main()
