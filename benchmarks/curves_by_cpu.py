@@ -69,8 +69,9 @@ def main(argv: list[str] | None = None) -> int:
                       f"{int(p['timesteps']):>9,} steps {p['win_rate']:.3f} "
                       f"[{p['ci_low']:.3f}, {p['ci_high']:.3f}] over {int(p['games'])} games")
         ax.set_xlabel("CPU minutes of training (evaluations left out)")
-        ax.set_ylabel("win share in one seat (95% CI)")
-        ax.set_title(f"vs {opponent}")
+        team = opponent == "team"  # a cooperative run: the network plays every seat
+        ax.set_ylabel("team win rate (95% CI)" if team else "win share in one seat (95% CI)")
+        ax.set_title("the team" if team else f"vs {opponent}")
         ax.legend()
     title = args.title or "learning curves by CPU minute"
     import textwrap

@@ -409,10 +409,11 @@ it completes over three times as many goals as random play but rarely all of the
 ## Search
 
 The search bot (`search`, e.g. `cahoots play cahoots_coop --opponents search`; see
-docs/search.md) plays the team bot, and in the endgame (a draw pile of at most 6 cards, a public
-count) tries every legal play in worlds drawn from what the seat knows, rolls each out with the team bot to
-the end of the game and leaves the bot's play only when the paired gain in wins is clear (two
-standard errors). The world sampler (`cahoots_envs/games/cahoots_coop/search.py`) conditions on
+docs/search.md) plays the team bot, and in the endgame (a draw pile of at most 12 cards, a
+public count; 6 before 2026-12-01) tries every legal play in worlds drawn from what the seat
+knows, rolls each out with the team bot to the end of the game (on the batched engine, the bot's
+compiled twin playing every row; with table talk silently, see Table talk) and leaves the bot's
+play only when the paired gain in wins is clear (two standard errors). The world sampler (`cahoots_envs/games/cahoots_coop/search.py`) conditions on
 the seat's own hand and every card it drew, every hand and draw with `open_hands`, the piles, the
 whole play history, the goals seen (in the order they came up), and the sizes of the hands, the
 draw pile, the goal deck and the cards out of the game. It deals the unseen cards uniformly to
@@ -420,15 +421,27 @@ the hidden hands, the draw pile (in a random order) and the cards out of the gam
 to move holding a legal card; rebuilds each hidden hand's history backwards (the card a play drew
 is a random card of the hand after it), which is consistent with every play; and draws the goal
 deck from the goals not yet seen. The teammates' plays are not used as evidence about their
-hands. The rollouts use `FastBot`, the team bot computed from the game state (about 8 times
-faster, the same choices and tie-breaks); `value` is the team's win (1) or loss (0): rollouts
-always reach the end of the game. With 3 players, 120 seeded games per row (the same deals for
-both teams):
+hands. On the reference game the rollouts use `FastBot`, the team bot computed from the game
+state (about 8 times faster, the same choices and tie-breaks); `value` is the team's win (1) or
+loss (0): rollouts always reach the end of the game. The first measurement, with 3 players, 120
+seeded games per row (the same deals for both teams; the endgame window of 6 cards and the
+budgets of then; docs/search.md has today's settings and figures, 500 deals a row):
 
 | difficulty | team of bots | team of search bots | ms per decision (all / searched) |
 |---|---|---|---|
 | beginner | 64.2% | 79.2% | 10 / 61 |
 | normal | 37.5% | 56.7% | 24 / 100 |
+
+## Networks
+
+`zoo:cahoots_coop` (since 2026-12-01) is an action-scoring network (`policies/scoring.py`) that
+reads, beside the observation, per-play features it computes from the observation itself
+(`features.py`, `lookahead`: the goals a play completes, how reachable each visible goal stays
+with the cards that may still come, the risk of stranding the next player; the team bot's own
+terms, so the observation and this env's version stay as they are). Cloned from the team bot and
+trained by expert iteration (`configs/expert_iteration/cahoots_coop.yaml`), its team wins 0.581
+at beginner and 0.358 at normal against the team bot's 0.591 and 0.354 (2,000 games a row,
+`cahoots strength cahoots_coop`; docs/training.md). It plays games without table talk only.
 
 ## Batched engine
 
