@@ -363,6 +363,17 @@ class SavedActionScoringPolicy(ActionScoringPolicy):
     option_differences: dict[str, tuple[Any, Any]]
 
 
+def network_from_tensors(tensors: dict[str, np.ndarray], architecture: dict[str, Any], *,
+                         saved: bool = False, **kwargs: Any) -> NetworkPolicy:
+    """The network a saved file's tensors and ``architecture`` describe, its ``type`` picking
+    the class (an MLP, or an action-scoring network); ``saved``: the classes that carry the
+    file's metadata. ``kwargs``: ``deterministic``, ``seed``."""
+    if architecture.get("type", "mlp") == SCORING_TYPE:
+        return (SavedActionScoringPolicy if saved else ActionScoringPolicy).from_tensors(
+            tensors, architecture, **kwargs)
+    return (SavedPolicy if saved else MLPPolicy).from_tensors(tensors, architecture, **kwargs)
+
+
 def load_saved_policy(
     path: str | Path,
     env_id: str,
@@ -380,17 +391,11 @@ def load_saved_policy(
         return load_sb3_zip(path, info, seed=seed, deterministic=deterministic)
     tensors, metadata = read_policy_file(path)
     differences = check_compatible(metadata, info, source=str(path))
-    policy: SavedPolicy | SavedActionScoringPolicy
     try:
-        if metadata["architecture"].get("type", "mlp") == SCORING_TYPE:
-            policy = cast(SavedActionScoringPolicy, SavedActionScoringPolicy.from_tensors(
-                tensors, metadata["architecture"], deterministic=deterministic, seed=seed
-            ))
+        policy = cast(SavedPolicy | SavedActionScoringPolicy, network_from_tensors(
+            tensors, metadata["architecture"], saved=True, deterministic=deterministic, seed=seed))
+        if isinstance(policy, ActionScoringPolicy):
             policy.check_layout(info.layout, info.num_actions)
-        else:
-            policy = cast(SavedPolicy, SavedPolicy.from_tensors(
-                tensors, metadata["architecture"], deterministic=deterministic, seed=seed
-            ))
     except (KeyError, TypeError, ValueError, IndexError) as exc:
         raise PolicyFileError(f"{path}: weights do not match the declared architecture: {exc}") from None
     if policy.input_size != info.layout.size or policy.output_size != info.num_actions:

@@ -155,20 +155,11 @@ class ExpertIterationConfig:
         features exist for it."""
         if not self.network:
             return
-        from cahoots_envs.policies.scoring import computed_features, segment_offsets
-
-        merged = {**SCORING_DEFAULTS, **self.network}
         try:
             info = env_info(config.env_id, config.game_options())
         except ValueError:
             return  # the env's own error is raised where the env is checked
-        try:
-            segment_offsets(info.layout, merged["action_segments"], info.num_actions)
-            if merged["computed"]:
-                computed_features({"game": info.spec.name, "name": str(merged["computed"]),
-                                   "size": 0, "num_players": info.options["num_players"]})
-        except ValueError as e:
-            raise ConfigError(f"{SECTION}.network: {e}") from None
+        scoring_inputs(info, {**SCORING_DEFAULTS, **self.network})
 
 
 # the action-scoring network's settings (``network:``), beside ``type: action_scoring``
@@ -181,6 +172,26 @@ SCORING_DEFAULTS: dict[str, Any] = {
     "action_segments": [],
     "computed": None,  # a per-move feature set the game offers (extras["play_features"])
 }
+
+
+def scoring_inputs(info: Any, settings: dict[str, Any]) -> tuple[list[int], Any, Any]:
+    """What the action-scoring network of ``settings`` reads in ``info``'s env: its segments'
+    offsets, its computed-features record (None without) and their function; ``ConfigError``
+    (one line) for a segment or feature set the env lacks."""
+    from cahoots_envs.policies.scoring import computed_features, segment_offsets
+
+    try:
+        offsets = segment_offsets(info.layout, settings["action_segments"], info.num_actions)
+        if not settings["computed"]:
+            return offsets, None, None
+        record = {"game": info.spec.name, "name": str(settings["computed"]), "size": 0,
+                  "num_players": int(info.options["num_players"])}
+        function = computed_features(record)
+    except ValueError as e:
+        raise ConfigError(f"{SECTION}.network: {e}") from None
+    probe = np.zeros((1, info.layout.size), np.float32)
+    record["size"] = int(function(probe, info.num_actions).shape[-1])
+    return offsets, record, function
 
 
 # ---- the network ----------------------------------------------------------------------------
@@ -225,26 +236,13 @@ class ScoringActor:
     kind = "action_scoring"
 
     def __init__(self, config: TrainConfig, info: Any, settings: dict[str, Any]) -> None:
-        from cahoots_envs.policies.scoring import computed_features, segment_offsets
         from cahoots_envs.training.scoring import ScoringNet
 
         self.config, self.info = config, info
         s = {**SCORING_DEFAULTS, **settings}
         self.settings = s
-        try:
-            self.offsets = segment_offsets(info.layout, s["action_segments"], info.num_actions)
-            self.record = None
-            self._features = None
-            size = 0
-            if s["computed"]:
-                self.record = {"game": info.spec.name, "name": str(s["computed"]), "size": 0,
-                               "num_players": int(info.options["num_players"])}
-                self._features = computed_features(self.record)
-                probe = np.zeros((1, info.layout.size), np.float32)
-                size = int(self._features(probe, info.num_actions).shape[-1])
-                self.record["size"] = size
-        except ValueError as e:
-            raise ConfigError(f"{SECTION}.network: {e}") from None
+        self.offsets, self.record, self._features = scoring_inputs(info, s)
+        size = 0 if self.record is None else int(self.record["size"])
         self.net = ScoringNet(info.layout.size, int(info.num_actions), self.offsets,
                               s["trunk_sizes"], s["embedding_size"], s["head_sizes"],
                               s["activation"], bool(s["direct"]), size)
@@ -281,9 +279,7 @@ class ScoringActor:
     def pretrain(self, evaluator: Evaluator, run_dir: Path) -> dict[str, Any]:
         """The behaviour clone of ``pretrain`` (``clone_action_scorer``), evaluated at step 0
         and saved as the run's clone."""
-        from cahoots_envs.policies.saved import save_policy
-        from cahoots_envs.training.config import to_dict
-        from cahoots_envs.training.maskable_ppo import CLONE, teacher_demonstrations
+        from cahoots_envs.training.maskable_ppo import finish_clone, teacher_demonstrations
         from cahoots_envs.training.scoring import clone_action_scorer
 
         config, p, s = self.config, self.config.pretrain, self.settings
@@ -296,28 +292,18 @@ class ScoringActor:
             computed=s["computed"] or None, epochs=p.epochs, batch_size=p.batch_size,
             lr=p.learning_rate, seed=config.seed, log=lambda m: print(m, flush=True))
         self.load(clone)
-        text = evaluator.check(self.policy(), 0, seed=config.seed + 11)
-        print(f"after behaviour cloning: {text}", flush=True)
-        out = {"teacher": p.teacher, "games": p.games, "decisions": len(demos),
-               "seconds": round(time.time() - t0, 1), "loss": round(stats["loss"], 4),
-               "agreement": round(stats["agreement"], 4)}
-        save_policy(clone, run_dir / CLONE, config.env_id, config.env_options,
-                    name=f"{run_dir.name}/cloned", description=f"{config.description}: the "
-                    "clone of the teacher that expert iteration started from",
-                    training={"algorithm": f"behaviour cloning of {p.teacher}",
-                              "config": to_dict(config), "seed": config.seed, "timesteps": 0,
-                              "run": run_dir.name, "behaviour_cloning": out})
-        return out
+        return finish_clone(config, evaluator, run_dir, clone, len(demos),
+                            {"loss": stats["loss"], "agreement": stats["agreement"]}, t0,
+                            "expert iteration")
 
     def features(self, obs: np.ndarray) -> Any:
         import torch
 
-        assert self._features is not None or self.record is None
+        from cahoots_envs.training.scoring import features_in_chunks
+
         if self._features is None:
             return None
-        return torch.from_numpy(np.concatenate(
-            [self._features(obs[i : i + 4096], self.info.num_actions)
-             for i in range(0, len(obs), 4096)]))
+        return torch.from_numpy(features_in_chunks(self._features, obs, self.info.num_actions))
 
     def logits(self, obs: Any, features: Any) -> Any:
         return self.net(obs, features)

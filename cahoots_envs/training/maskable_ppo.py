@@ -200,19 +200,28 @@ def pretrain(config: TrainConfig, model: Any, evaluator: Evaluator,
     stats = behaviour_clone(model.policy, demos, epochs=p.epochs, batch_size=p.batch_size,
                             learning_rate=p.learning_rate, value_coef=p.value_coef,
                             seed=config.seed, log=lambda m: print(m, flush=True))
-    clone = MLPPolicy.from_sb3(model.policy)
-    results = evaluator.evaluate(clone, config.eval.games, seed=config.seed + 11)
-    evaluator.record(0, results)
-    print("after behaviour cloning: " + ", ".join(f"vs {k} {r.win_rate:.3f}"
-                                                   for k, r in results.items()), flush=True)
-    out = {"teacher": p.teacher, "games": p.games, "decisions": len(demos),
-           "seconds": round(time.time() - t0, 1), **{k: round(v, 4) for k, v in stats.items()}}
+    return finish_clone(config, evaluator, run_dir, MLPPolicy.from_sb3(model.policy),
+                        len(demos), stats, t0, "self-play")
+
+
+def finish_clone(config: TrainConfig, evaluator: Evaluator, run_dir: Path, clone: Any,
+                 decisions: int, stats: dict[str, float], started: float, then: str,
+                 ) -> dict[str, Any]:
+    """After a behaviour clone (of any network): its evaluation recorded at step 0, and the
+    clone saved as ``checkpoints/cloned.safetensors`` for the final check beside the trained
+    policy (``then`` names what trained it further); returns the clone's figures."""
+    p = config.pretrain
+    text = evaluator.check(clone, 0, seed=config.seed + 11)
+    print(f"after behaviour cloning: {text}", flush=True)
+    out = {"teacher": p.teacher, "games": p.games, "decisions": decisions,
+           "seconds": round(time.time() - started, 1),
+           **{k: round(v, 4) for k, v in stats.items()}}
     training = {"algorithm": f"behaviour cloning of {p.teacher}", "config": to_dict(config),
                 "seed": config.seed, "timesteps": 0, "run": run_dir.name,
                 "behaviour_cloning": out}
     save_policy(clone, run_dir / CLONE, config.env_id, config.env_options,
                 name=f"{run_dir.name}/cloned", description=f"{config.description}: the clone "
-                "of the teacher that self-play started from", training=training)
+                f"of the teacher that {then} started from", training=training)
     return out
 
 

@@ -262,19 +262,13 @@ def plot_learning_curve(run_dir: Path, config: RunConfig) -> Path | None:
 def load_clone(run_dir: Path) -> MLPPolicy | ActionScoringPolicy | None:
     """The policy a run's self-play started from (``pretrain``), if the run cloned one: an MLP,
     or an action-scoring network (expert iteration's ``network``)."""
-    from cahoots_envs.policies.saved import METADATA_KEY, read_safetensors
-    from cahoots_envs.policies.scoring import ARCHITECTURE_TYPE as SCORING
+    from cahoots_envs.policies.saved import METADATA_KEY, network_from_tensors, read_safetensors
 
     path = run_dir / CLONE
     if not path.is_file():
         return None
     tensors, meta = read_safetensors(path)
-    architecture = json.loads(meta[METADATA_KEY])["architecture"]
-    clone: MLPPolicy | ActionScoringPolicy
-    if architecture.get("type", "mlp") == SCORING:
-        clone = ActionScoringPolicy.from_tensors(tensors, architecture)
-    else:
-        clone = MLPPolicy.from_tensors(tensors, architecture)
+    clone = network_from_tensors(tensors, json.loads(meta[METADATA_KEY])["architecture"])
     clone.name = "cloned"
     return clone
 

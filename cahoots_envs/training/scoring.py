@@ -97,6 +97,16 @@ def export_policy(net: ScoringNet, action_segments: Sequence[str], offsets: Sequ
                                    nn.ModuleList([net.direct]))[0], computed=computed, **kwargs)
 
 
+def features_in_chunks(function: Callable[[np.ndarray, int], np.ndarray],
+                       observations: np.ndarray, num_actions: int,
+                       chunk: int = 4096) -> np.ndarray:
+    """A computed feature set over many observations, ``chunk`` rows at a time (the per-row
+    intermediates stay small): float32 (N, num_actions, features)."""
+    parts = [function(observations[i : i + chunk], num_actions)
+             for i in range(0, max(len(observations), 1), chunk)]
+    return np.concatenate(parts).astype(np.float32, copy=False)
+
+
 def soft_target_loss(logits: torch.Tensor, masks: torch.Tensor, actions: torch.Tensor,
                      targets: torch.Tensor | None) -> torch.Tensor:
     """Mean cross-entropy over the legal moves: to the teacher's action, or to the uniform
@@ -163,10 +173,8 @@ def clone_action_scorer(
             function = computed_features(record)
         except ValueError as exc:
             raise ValueError(str(exc)) from None
-        chunks = [function(demos.observations[i : i + 4096], info.num_actions)
-                  for i in range(0, len(demos), 4096)]
-        features = np.concatenate(chunks) if chunks else None
-        record["size"] = 0 if features is None else int(features.shape[-1])
+        features = features_in_chunks(function, demos.observations, info.num_actions)
+        record["size"] = int(features.shape[-1])
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
