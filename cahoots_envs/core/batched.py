@@ -230,7 +230,9 @@ class BatchedEngine(abc.ABC):
                 if len(message) > DEAL_ERROR_SHOWN:
                     message = message[:DEAL_ERROR_SHOWN] + " …"
                 raise ValueError(f"game {i}: {message}") from None
-            out.append([dict(d) for d in per_hand])
+            # a trusted engine's deals (the world sampler's) are kept as given: the worlds of
+            # one decision may share records, which the engines parse once
+            out.append(list(per_hand) if self.trusted else [dict(d) for d in per_hand])
         return out
 
     def new_game(self, deal: Any, seed: int = 0) -> Game:

@@ -56,3 +56,11 @@ class World:
     actions: list[int]
     rng_state: dict[str, Any] | None = field(default=None)
 
+    def rollout_history(self) -> tuple[list[dict[str, Any]], list[int]]:
+        """The deals and actions the batched engine replays to load this world for a rollout:
+        ``(deals, actions)`` here. A sampler may return a cheaper history that reaches a state
+        equal to ``game``'s in everything a rollout reads (the current hand's cards and play,
+        every public count and score): Texas Euchre's worlds share one filling of the earlier
+        rounds' hidden cards, which no rollout reads (docs/search.md)."""
+        return self.deals, self.actions
+

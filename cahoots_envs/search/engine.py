@@ -7,10 +7,12 @@ reference path's ``SearchPolicy._rollout`` gives world by world and move by move
 it for the chunks of several decisions (``Job``s, from any games) in one batch (labelling,
 ``label.py``):
 
-1. **Loading.** A loader engine with one game per world is dealt each world's deals
-   (``reset(deals=world.deals)``; the loader is ``trusted``: the sampler's deals are not
-   rebuilt as reference games to check them) and replays its actions (``step_histories``: one
-   kernel call where the engine has one, -1 for the worlds whose history is shorter).
+1. **Loading.** A loader engine with one game per world is dealt each world's deals and
+   replays its actions (``world.rollout_history()``: the world's own, or a cheaper history to
+   the same state as far as a rollout reads it; ``reset(deals=...)``, the loader being
+   ``trusted``: the sampler's deals are not rebuilt as reference games to check them; then
+   ``step_histories``: one kernel call where the engine has one, -1 for the worlds whose
+   history is shorter).
    Replaying was chosen over packing a ``Game`` into a row: it is one generic path for every
    engine (docs/search.md). Each replayed world must have ``seat`` to move with exactly its
    legal moves (else ``RuntimeError``: a broken loader).
@@ -151,9 +153,10 @@ class EngineRollouts:
                 self._loaders.clear()
             loader = self._loaders[w] = self.cls(self.spec, dict(self.options), w)
             loader.trusted = True  # the sampler's deals: no reference game built to check them
-        loader.reset(seed_states(0, w), [world.deals for world in worlds])
-        replays = [world.actions if self._actions is None else self._actions(world.actions)
-                   for world in worlds]
+        histories = [world.rollout_history() for world in worlds]
+        loader.reset(seed_states(0, w), [deals for deals, _ in histories])
+        replays = [actions if self._actions is None else self._actions(actions)
+                   for _, actions in histories]
         longest = max(len(actions) for actions in replays)
         history = np.full((longest, w), -1, np.int64)
         for k, actions in enumerate(replays):

@@ -57,6 +57,7 @@ from cahoots_envs.core.batched import BatchedEngine
 from cahoots_envs.core.game import Game, parse_deals
 from cahoots_envs.core.numba_kernels import popcount64, randint, shuffle
 from cahoots_envs.core.spec import GameSpec
+from cahoots_envs.games.texas_euchre import search
 from cahoots_envs.games.texas_euchre.bot import HeuristicPolicy
 from cahoots_envs.games.texas_euchre.bot_batched import FALLBACK, decide
 from cahoots_envs.games.texas_euchre.encoder import SCORE_CLIP, TURN_SCALE
@@ -853,6 +854,21 @@ def _trusted_parse(deal: Mapping[str, Any]) -> tuple[int | None, list[int] | Non
     return deal.get("dealer"), masks, None if pile is None else [take(c) for c in pile]
 
 
+def _memo(parse: Callable[[Mapping[str, Any]], Any]) -> Callable[[Mapping[str, Any]], Any]:
+    """``parse`` remembering its result per deal record for one ``reset`` (the records stay
+    alive there): the worlds of one search decision share their earlier rounds' records
+    (``World.rollout_history``)."""
+    seen: dict[int, Any] = {}
+
+    def parse_once(deal: Mapping[str, Any]) -> Any:
+        key = id(deal)
+        if key not in seen:
+            seen[key] = parse(deal)
+        return seen[key]
+
+    return parse_once
+
+
 class Engine(BatchedEngine):
     """Texas Euchre's batched engine (see the module docstring). Every option of the AEC env is
     played: 3–6 players, ``target_score``, ``face_card_values``, ``empty_deck_throw_down``,
@@ -908,7 +924,7 @@ class Engine(BatchedEngine):
         if per_game is None:
             self._script = np.zeros((n, 0, FACES * self.decks), np.uint8)
         else:
-            parse = _trusted_parse if self.trusted else self._parser._parse_deal
+            parse = _memo(_trusted_parse) if self.trusted else self._parser._parse_deal
             parsed = [parse_deals(deal, self._max_rounds, parse, self.num_players)
                       for deal in per_game]
             self._script = np.zeros((n, max(len(x) for x in parsed), FACES * self.decks),
@@ -1078,6 +1094,32 @@ class Engine(BatchedEngine):
             round_points=[list(r) for r in played] + [last],
             scores=[int(x) for x in st[S_SCORES : S_SCORES + n]],
             tiebreak_rank=[int(x) for x in st[S_RANK : S_RANK + n]])
+
+    def boundary_values(self, rows: np.ndarray, seats: np.ndarray, starts: Sequence[Game],
+                        value: Callable[[Any, int], float]) -> np.ndarray:
+        """``search.value`` between rounds for many rows at once
+        (``search.values_between_rounds``, the rounds before each start game summed once per
+        game)."""
+        if value is not search.value or not len(rows):
+            return super().boundary_values(rows, seats, starts, value)
+        n = self.num_players
+        rows = np.asarray(rows, np.int64)
+        sums: dict[int, tuple[int, int, int]] = {}
+        past = np.zeros((len(rows), 3))
+        for k, start in enumerate(starts):
+            key = id(start)
+            if key not in sums:
+                played = cast(Any, start).round_points
+                sums[key] = (len(played), sum(sum(r) for r in played),
+                             sum(x * x for r in played for x in r))
+            past[k] = sums[key]
+        st = self._state[rows]
+        last = st[:, S_LAST_PTS : S_LAST_PTS + n].astype(np.float64)
+        return search.values_between_rounds(
+            np.asarray(seats, np.int64), st[:, S_SCORES : S_SCORES + n].astype(np.float64),
+            st[:, S_RANK : S_RANK + n].astype(np.float64), past[:, 0] + 1,
+            past[:, 1] + last.sum(axis=1), past[:, 2] + (last * last).sum(axis=1),
+            int(self._config[3]))
 
     # ---- game(i) ------------------------------------------------------------------------------
     def deals_of(self, i: int) -> list[dict[str, Any]]:

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import cahoots_envs
+from cahoots_envs.core.search import World
 from cahoots_envs.games.texas_euchre import search
 from cahoots_envs.games.texas_euchre.rules import (
     HAND_SIZE,
@@ -130,6 +131,29 @@ def test_history_puts_discards_in_time_and_uniformly() -> None:
         assert world.deals[-1]["dealer"] == game.dealer
     expected = h / (h + k1)
     assert abs(dealt / samples - expected) < 0.1, (dealt / samples, expected)
+
+
+def test_rollout_histories_share_the_earlier_rounds_and_reach_the_world() -> None:
+    """A world's ``rollout_history`` (what the engine loads) fills the earlier rounds once for
+    every world of the decision and replays, legally, to a state equal to the world's game in
+    every observation, the scores, the legal moves and where every card is; its own history
+    stays the world's (uniform over the earlier rounds too)."""
+    options = env_options(ENV, num_players=4)
+    spec = cahoots_envs.game_spec(ENV)
+    game = _game_at({"num_players": 4}, 7, 2, PHASE_PLAY)
+    seat = game.current_player
+    size = spec.layout(options).size
+    worlds = [search.sample_world(game, seat, np.random.default_rng(k)) for k in range(4)]
+    histories = [w.rollout_history() for w in worlds]
+    assert len(histories[0][0]) == len(game.deals) >= 3
+    for deals, actions in histories:
+        assert all(a is b for a, b in zip(deals[:-1], histories[0][0][:-1]))
+    for world, (deals, actions) in zip(worlds, histories):
+        loaded = replay(spec, options, World(world.game, deals, actions), seat, None)
+        assert fingerprint(loaded, size) == fingerprint(world.game, size)
+        assert fingerprint(replay(spec, options, world, seat, None), size) == \
+            fingerprint(world.game, size)
+    assert len({str(w.deals[0]) for w in worlds}) > 1  # the full histories differ
 
 
 def test_knowledge_is_the_seats_own() -> None:
