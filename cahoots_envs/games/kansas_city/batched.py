@@ -52,7 +52,12 @@ from cahoots_envs.core.numba_kernels import (
 from cahoots_envs.core.spec import GameSpec
 from cahoots_envs.games.kansas_city import search
 from cahoots_envs.games.kansas_city.bot import HeuristicPolicy
-from cahoots_envs.games.kansas_city.bot_batched import FALLBACK, decide_row, kernel_params
+from cahoots_envs.games.kansas_city.bot_batched import (
+    FALLBACK,
+    decide_row,
+    kernel_params,
+    pick_play,
+)
 from cahoots_envs.games.kansas_city.rules import (
     CARD_BACKS,
     DECK_SIZE,
@@ -651,6 +656,83 @@ def _boundary_values(rows: np.ndarray, seats: np.ndarray, state: np.ndarray, n: 
 
 
 @numba.njit(cache=True)
+def _decide_state(st: np.ndarray, ms: np.ndarray, p: np.ndarray, lengths: np.ndarray) -> int:
+    """The heuristic bot's move for the seat to move in a play or upgrade phase, read from the
+    game's state row instead of an observation: ``bot_batched.decide_row`` on the observation
+    ``_write_bot_view`` and ``_write_mask`` would write, the same rules and ties (the options
+    in action order, a strictly better key replacing the best), with the card sets as bit masks
+    (``tests/games/kansas_city/test_vector.py`` compares them on every decision of seeded
+    games; the play choice is ``bot_batched.pick_play`` for both). ``lengths`` (``int64[7]``)
+    is scratch. The pass phase is left to ``decide_row`` (returns ``FALLBACK``)."""
+    phase = st[S_PHASE]
+    seat = st[S_CUR]
+    hand = ms[M_HAND + seat]
+    won = st[S_TWON + seat]
+    need = won < p[P_LIMIT]
+    if phase == PH_UPGRADE:
+        if not need:
+            return p[P_NU]  # type: ignore[no-any-return]
+        options = hand & ~_blocked_cards(ms, p[P_N])
+        single = -1
+        high = -1
+        x = options
+        while x != U0:
+            card = int(lowest_bit_index(x))
+            x &= x - U1
+            rank = card % 8
+            length = popcount64((hand >> np.uint64(card - rank)) & SUIT_BYTE)
+            if length == 1 and (single < 0 or rank > single % 8):
+                single = card
+            if rank >= 6 and (high < 0 or rank > high % 8):
+                high = card
+        if single >= 0:
+            return p[P_UB] + single  # type: ignore[no-any-return]
+        if high >= 0:
+            return p[P_UB] + high  # type: ignore[no-any-return]
+        return p[P_NU]  # type: ignore[no-any-return]
+    if phase != PH_PLAY:
+        return FALLBACK
+    n = p[P_N]
+    # the legal plays (``_write_mask``): follow the led suit; an upgraded card is trump only
+    trumps = _ranks_of(ms[M_UPG + seat])
+    faces = hand
+    leading = st[S_TRICKN] == 0
+    led_suit = -1
+    best_trump = -1
+    best_led = -1
+    has_four = False
+    if not leading:
+        led = st[S_TC + st[S_TRICKLEAD]]
+        if led >= TRUMP_CODE:
+            if trumps != U0:
+                faces = U0
+        else:
+            led_suit = led >> 3
+            follow = hand & (SUIT_BYTE << np.uint64(led_suit * 8))
+            if follow != U0:
+                faces = follow
+                trumps = U0
+        # the trick so far (``bot_batched._trick_state`` on the written trick)
+        for s in range(n):
+            code = st[S_TC + s]
+            if code < 0:
+                continue
+            if code >= TRUMP_CODE:
+                best_trump = max(best_trump, (code - TRUMP_CODE) & 7)
+                has_four |= (code - TRUMP_CODE) & 7 == 3
+            else:
+                has_four |= code % 8 == 3
+                if code >> 3 == led_suit:
+                    best_led = max(best_led, code % 8)
+    if leading and need:
+        for suit in range(7):
+            lengths[suit] = popcount64((hand >> np.uint64(suit * 8)) & SUIT_BYTE)
+    want = need or (has_four and won == p[P_LIMIT])
+    return pick_play(int(p[P_PB]), int(p[P_TB]), faces, trumps, need, want, leading, lengths,
+                     led_suit, best_trump, best_led)
+
+
+@numba.njit(cache=True)
 def _play_out(first: np.ndarray, seats: np.ndarray, state: np.ndarray, masks: np.ndarray,
               deals: np.ndarray, script: np.ndarray, hist: np.ndarray, passes: np.ndarray,
               rng: np.ndarray, combos: np.ndarray, obs: np.ndarray, mask: np.ndarray,
@@ -681,12 +763,14 @@ def _play_out(first: np.ndarray, seats: np.ndarray, state: np.ndarray, masks: np
             if st[S_HANDNO] != start:
                 out[i] = _boundary_value(st, seats[i], n, p[P_H], spread, nodes)
                 break
-            seat = st[S_CUR]
-            _write_bot_view(obs[i], st, masks[i], seat, p)
-            _write_mask(mask[i], st, masks[i], p)
-            a = decide_row(obs[i], mask[i], bot, bot_combos, hand, lengths)
-            if a == FALLBACK:
-                return i
+            a = _decide_state(st, masks[i], p, lengths)
+            if a == FALLBACK:  # the pass phase: from the bot's view of the observation
+                seat = st[S_CUR]
+                _write_bot_view(obs[i], st, masks[i], seat, p)
+                _write_mask(mask[i], st, masks[i], p)
+                a = decide_row(obs[i], mask[i], bot, bot_combos, hand, lengths)
+                if a == FALLBACK:
+                    return i
     return -1
 
 

@@ -22,12 +22,13 @@ from typing import TYPE_CHECKING
 import numba
 import numpy as np
 
+from cahoots_envs.core.numba_kernels import lowest_bit_index
 from cahoots_envs.games.kansas_city.rules import DECK_SIZE, RANKS
 
 if TYPE_CHECKING:
     from cahoots_envs.games.kansas_city.bot import HeuristicPolicy
 
-__all__ = ["FALLBACK", "decide_batch", "decide_row", "kernel_params"]
+__all__ = ["FALLBACK", "decide_batch", "decide_row", "kernel_params", "pick_play"]
 
 FALLBACK = -1  # a row the kernel leaves to the reference ``decide``
 
@@ -298,13 +299,17 @@ def _choose_play(row: np.ndarray, mask: np.ndarray, p: np.ndarray, need: bool, w
     ties go to the lowest action, as Python's ``min`` and ``max`` do."""
     pb = p[P_PB]
     tb = p[P_TB]
-    legal = 0
+    faces = np.uint64(0)
+    trumps = np.uint64(0)
     for a in range(mask.shape[0]):
         if mask[a] != 0:
             if a < pb or a >= p[P_UB]:
                 return FALLBACK  # not a play: left to the reference
-            legal += 1
-    if legal == 0:
+            if a < tb:
+                faces |= np.uint64(1) << np.uint64(a - pb)
+            else:
+                trumps |= np.uint64(1) << np.uint64(a - tb)
+    if faces == 0 and trumps == 0:
         return FALLBACK  # min/max of no option: the reference raises
     led_suit, best_trump, best_led, has_four, modelled = _trick_state(row, p)
     if not modelled:
@@ -313,43 +318,60 @@ def _choose_play(row: np.ndarray, mask: np.ndarray, p: np.ndarray, need: bool, w
     if leading and need:
         _read_hand(row, p, hand, lengths)
     want = need or (has_four and won == p[P_LIMIT])
+    return pick_play(pb, tb, faces, trumps, need, want, leading, lengths, led_suit, best_trump,
+                     best_led)
+
+
+@numba.njit(cache=True)
+def pick_play(pb: int, tb: int, faces: np.uint64, trumps: np.uint64, need: bool, want: bool,
+              leading: bool, lengths: np.ndarray, led_suit: int, best_trump: int,
+              best_led: int) -> int:
+    """``_choose_play``'s choice among the legal face cards ``faces`` (card ids as bits) and
+    trumps ``trumps`` (ranks as bits), visited in action order (play ``pb + card``, then trump
+    ``tb + rank``): ``lengths`` (the own hand's suit lengths) is read only when leading under the
+    limit; ``want``: a winner is wanted (under the limit, or at it with a 4 in the trick). The
+    engine's state-reading bot (``batched._decide_state``) chooses here too."""
     best_lead, best_lead_key = -1, 0  # leading under the limit
     cheapest, cheapest_key = -1, 0  # any option
     winner, winner_key = -1, 0  # the cheapest winner
     loser, loser_key = -1, 0  # the cheapest loser
     duck, duck_key = -1, 0  # the highest loser, face cards first
-    for a in range(pb, p[P_UB]):
-        if mask[a] == 0:
-            continue
-        trump = a >= tb
-        if trump:
-            suit = -1
-            rank = a - tb
-        else:
-            suit = (a - pb) // 8
-            rank = (a - pb) % 8
-        cheap = (8 if trump else 0) + rank
-        if cheapest < 0 or cheap < cheapest_key:
-            cheapest, cheapest_key = a, cheap
-        if leading:
-            if need:
-                lead = TRUMP_KEY + rank if trump else lengths[suit] * 8 + rank
-                if best_lead < 0 or lead > best_lead_key:
-                    best_lead, best_lead_key = a, lead
-            continue
-        if trump:
-            wins = rank > best_trump
-        else:
-            wins = best_trump < 0 and suit == led_suit and rank > best_led
-        if wins:
-            if winner < 0 or cheap < winner_key:
-                winner, winner_key = a, cheap
-        else:
-            if loser < 0 or cheap < loser_key:
-                loser, loser_key = a, cheap
-            low = (0 if trump else 8) + rank
-            if duck < 0 or low > duck_key:
-                duck, duck_key = a, low
+    for kind in range(2):  # the face cards, then the trumps: action order
+        x = faces if kind == 0 else trumps
+        trump = kind == 1
+        while x != 0:
+            b = int(lowest_bit_index(x))
+            x &= x - np.uint64(1)
+            if trump:
+                a = tb + b
+                suit = -1
+                rank = b
+            else:
+                a = pb + b
+                suit = b // 8
+                rank = b % 8
+            cheap = (8 if trump else 0) + rank
+            if cheapest < 0 or cheap < cheapest_key:
+                cheapest, cheapest_key = a, cheap
+            if leading:
+                if need:
+                    lead = TRUMP_KEY + rank if trump else lengths[suit] * 8 + rank
+                    if best_lead < 0 or lead > best_lead_key:
+                        best_lead, best_lead_key = a, lead
+                continue
+            if trump:
+                wins = rank > best_trump
+            else:
+                wins = best_trump < 0 and suit == led_suit and rank > best_led
+            if wins:
+                if winner < 0 or cheap < winner_key:
+                    winner, winner_key = a, cheap
+            else:
+                if loser < 0 or cheap < loser_key:
+                    loser, loser_key = a, cheap
+                low = (0 if trump else 8) + rank
+                if duck < 0 or low > duck_key:
+                    duck, duck_key = a, low
     if leading:
         return best_lead if need else cheapest
     if want and winner >= 0:

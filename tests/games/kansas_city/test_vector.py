@@ -316,3 +316,38 @@ def test_dealt_games_match_rebuilt_reference_games_long(options: dict[str, Any])
     games = [_fresh(engine, i) for i in range(64)]
     hands, finished = _alongside(engine, games, steps=2500, seed=3)
     assert finished >= 64 and (hands >= 64 or engine.hands_total == 1)
+
+
+@pytest.mark.parametrize("options", CASES, ids=_ids)
+def test_the_state_bot_makes_the_observation_bots_move(options: dict[str, Any]) -> None:
+    """``_decide_state`` (the heuristic read from the state row, what ``play_out`` runs) picks
+    what ``bot_batched.decide_row`` picks on the engine's observation and mask, at every play
+    and upgrade decision of games mixing the bot's moves, eager trumps and random moves."""
+    from cahoots_envs.games.kansas_city import batched
+    from cahoots_envs.games.kansas_city.bot import HeuristicPolicy
+    from cahoots_envs.games.kansas_city.bot_batched import DECK_SIZE, SUITS, kernel_params
+
+    rows = 16
+    env = _engine(options, rows)
+    env.reset(seed_states(3, rows), None)
+    resolved = SPEC.resolve_options(options)
+    bot, combos = kernel_params(HeuristicPolicy(resolved))
+    hand, lengths = np.empty(DECK_SIZE, np.int64), np.empty(SUITS, np.int64)
+    rng = np.random.default_rng(0)
+    compared = {batched.PH_PLAY: 0, batched.PH_UPGRADE: 0}
+    for _ in range(400):
+        actions = np.empty(rows, np.int64)
+        for i in range(rows):
+            st = env._state[i]
+            expected = batched.decide_row(env.obs[i], env.mask[i], bot, combos, hand, lengths)
+            phase = int(st[batched.S_PHASE])
+            if phase in compared:
+                assert batched._decide_state(st, env._masks[i], env._params, lengths) == expected
+                compared[phase] += 1
+            legal = np.flatnonzero(env.mask[i])
+            eager = legal[(legal >= env._params[batched.P_TB]) & (legal < env._params[batched.P_NU])]
+            kind = rng.integers(3)
+            actions[i] = expected if kind == 0 else int(rng.choice(eager if kind == 1 and len(
+                eager) else legal))
+        env.step(actions)
+    assert min(compared.values()) > 200
