@@ -83,6 +83,22 @@ def check_layout(layout: Layout, written: Sequence[str], engine: str) -> None:
         at += layout.segment(name).size
 
 
+def once_per_record(parse: Callable[[Mapping[str, Any]], Any],
+                    ) -> Callable[[Mapping[str, Any]], Any]:
+    """``parse`` (a deal parser) remembering its result per deal record, for one ``reset`` of a
+    ``trusted`` engine, whose records stay alive and unchanged there: the worlds of one search
+    decision share their earlier hands' records (``World.rollout_history``)."""
+    seen: dict[int, Any] = {}
+
+    def parse_once(deal: Mapping[str, Any]) -> Any:
+        key = id(deal)
+        if key not in seen:
+            seen[key] = parse(deal)
+        return seen[key]
+
+    return parse_once
+
+
 class BatchedEngine(abc.ABC):
     """``num_envs`` games of one env in lockstep (see the module docstring).
 

@@ -35,6 +35,7 @@ A game's ``games/<game>/search.py`` module is its world sampler. It offers:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,3 +65,50 @@ class World:
         rounds' hidden cards, which no rollout reads (docs/search.md)."""
         return self.deals, self.actions
 
+
+
+History = tuple[list[dict[str, Any]], list[int]]
+
+
+class LazyWorld(World):
+    """A ``World`` whose history (``deals`` and ``actions``) is built on first access by
+    ``build()``, so a search that only plays the world's game never pays for it; ``rollout()``
+    (optional) gives its ``rollout_history`` without building the whole history (Kansas City
+    and Texas Euchre: the current hand as this world holds it, after one filling of the earlier
+    hands shared by every world of the decision)."""
+
+    def __init__(self, game: Game, build: Callable[[], History],
+                 rollout: Callable[[], History] | None = None) -> None:
+        self.game = game
+        self.rng_state = None
+        self._build: Callable[[], History] | None = build
+        self._rollout = rollout
+        self._history: History | None = None
+
+    def _built(self) -> History:
+        if self._history is None:
+            assert self._build is not None
+            self._history = self._build()
+            self._build = self._rollout = None
+        return self._history
+
+    def rollout_history(self) -> History:
+        if self._history is not None or self._rollout is None:
+            return self._built()
+        return self._rollout()
+
+    @property  # type: ignore[override]
+    def deals(self) -> list[dict[str, Any]]:
+        return self._built()[0]
+
+    @deals.setter
+    def deals(self, value: list[dict[str, Any]]) -> None:
+        self._history = (value, self._built()[1])
+
+    @property  # type: ignore[override]
+    def actions(self) -> list[int]:
+        return self._built()[1]
+
+    @actions.setter
+    def actions(self, value: list[int]) -> None:
+        self._history = (self._built()[0], value)

@@ -39,7 +39,7 @@ from typing import Any
 import numba
 import numpy as np
 
-from cahoots_envs.core.batched import BatchedEngine
+from cahoots_envs.core.batched import BatchedEngine, once_per_record
 from cahoots_envs.core.cards import bits
 from cahoots_envs.core.game import Game, parse_deals
 from cahoots_envs.core.numba_kernels import (
@@ -875,7 +875,7 @@ class Engine(BatchedEngine):
         scripted = np.zeros((size, self.hands_total, n), np.uint64)
         if deals is not None:
             per_game = self.check_deals(deals)
-            parser = _trusted_parse if self.trusted else \
+            parser = once_per_record(_trusted_parse) if self.trusted else \
                 self.new_game(None)._parse_deal  # type: ignore[attr-defined]
             for i, deal in enumerate(per_game):
                 parsed = parse_deals(deal, self.hands_total, parser, n)

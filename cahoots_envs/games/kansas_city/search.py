@@ -19,6 +19,14 @@ other seat's pass is drawn among the cards its left neighbour held after the exc
 pass's public rank profile), which fixes every deal, and the hidden actions (the others' passes and
 upgrades) are written with the sampled cards. The world's state is the real state with every hidden
 card overwritten; replaying its deals and actions gives the same state.
+
+Only the current hand is drawn anew for each world. The hands before it are filled once per plan
+(a seat's knowledge at one position) and shared by every world sampled from it: nothing in the
+current hand depends on an earlier hand's hidden cards (the scores are public, and the previous
+hand's last trick, shown until one is completed, shows another seat's upgraded trump by rank
+only), so each world is as likely as before in everything a search reads, at half the sampling
+work and a shared deal record per earlier hand that the engine's loader parses once (measured:
+docs/search.md).
 """
 
 from __future__ import annotations
@@ -71,6 +79,9 @@ RANK_SET_MASK = [sum(RANK_MASKS[r] for r in range(RANKS) if m >> r & 1) for m in
 CACHE_SIZE = 1024
 FILL_TRIES = 40  # sequential fills before the matching fallback
 MATCH_TRIES = 20
+# the seed of the one filling of the earlier hands' hidden cards that the worlds sampled from one
+# plan share (``_earlier``)
+EARLIER_SEED = 0
 
 
 # ---- the public log: a replay of the game, seat-independent ------------------------------------
@@ -355,9 +366,10 @@ def _hand_plan(game: KansasCity, seat: int, log: _HandLog, current: bool) -> _Ha
 
 
 class _Plan:
-    __slots__ = ("game", "hands", "knowledge", "length")
+    __slots__ = ("earlier", "game", "hands", "knowledge", "length")
 
     def __init__(self, game: KansasCity, seat: int, logs: list[_HandLog]) -> None:
+        self.earlier: list[tuple[list[int], dict[str, Any], list[int]]] | None = None
         self.game = game
         self.length = len(game.history)
         self.hands = [_hand_plan(game, seat, log, k == len(logs) - 1) for k, log in enumerate(logs)]
@@ -592,27 +604,42 @@ def _sample_hand(hp: _HandPlan, game: KansasCity, seat: int, rng: np.random.Gene
     return ev_cards, held, passes, dealt, actions
 
 
+def _record(hp: _HandPlan, dealt: list[int]) -> dict[str, Any]:
+    """A hand's deal record (the scripted-deal format) with the hands ``dealt``."""
+    record: dict[str, Any] = {
+        "dealer": hp.dealer, "hands": [[CARD_NAMES[c] for c in _cards(h)] for h in dealt]}
+    if hp.set_aside >= 0:
+        record["set_aside"] = CARD_NAMES[hp.set_aside]
+    return record
+
+
+def _earlier(plan: _Plan, seat: int) -> list[tuple[list[int], dict[str, Any], list[int]]]:
+    """The hands before the current one in one filling of their hidden cards, drawn once per
+    plan (seeded by ``EARLIER_SEED``: from what the seat knows alone) and shared by every world
+    sampled from it: per hand, its upgraded cards (by event), its deal record and its actions."""
+    if plan.earlier is None:
+        rng = np.random.default_rng(EARLIER_SEED)
+        plan.earlier = []
+        for hp in plan.hands[:-1]:
+            ev_cards, _, _, dealt, actions = _sample_hand(hp, plan.game, seat, rng)
+            plan.earlier.append((ev_cards, _record(hp, dealt), actions))
+    return plan.earlier
+
+
 def sample_world(game: KansasCity, seat: int, rng: np.random.Generator) -> World:
-    """A world consistent with everything ``seat`` knows (module docstring), drawn with ``rng``."""
+    """A world consistent with everything ``seat`` knows (module docstring), drawn with ``rng``:
+    the current hand's hidden cards drawn anew, the earlier hands' as the plan fills them once
+    (``_earlier``)."""
     plan = _plan(game, seat)
     n = game.num_players
-    deals: list[dict[str, Any]] = []
-    actions: list[int] = []
-    ev_prev: list[int] = []
-    ev_cards: list[int] = []
-    held: list[int] = []
-    passes: list[int] = []
-    for hp in plan.hands:
-        ev_prev = ev_cards
-        ev_cards, held, passes, dealt, acts = _sample_hand(hp, game, seat, rng)
-        record: dict[str, Any] = {
-            "dealer": hp.dealer, "hands": [[CARD_NAMES[c] for c in _cards(h)] for h in dealt]}
-        if hp.set_aside >= 0:
-            record["set_aside"] = CARD_NAMES[hp.set_aside]
-        deals.append(record)
-        actions.extend(acts)
-    world = game.clone(rng=np.random.default_rng(int(rng.integers(2**63))))
+    earlier = _earlier(plan, seat)
     hp = plan.hands[-1]
+    ev_cards, held, passes, dealt, acts = _sample_hand(hp, game, seat, rng)
+    deals = [record for _, record, _ in earlier]
+    deals.append(_record(hp, dealt))
+    actions = [a for _, _, hand_actions in earlier for a in hand_actions]
+    actions.extend(acts)
+    world = game.clone(rng=np.random.default_rng(int(rng.integers(2**63))))
 
     def faces(evs: list[int]) -> int:
         mask = 0
@@ -641,6 +668,7 @@ def sample_world(game: KansasCity, seat: int, rng: np.random.Generator) -> World
     elif len(plan.hands) > 1:  # the previous hand's last trick, shown until one is completed
         last = plan.hands[-2].last_trick
         assert last is not None
+        ev_prev = earlier[-1][0]
         world.last_trick = tuple((s, c if c >= 0 else ev_prev[-1 - c], t) for s, c, t in last[1])
     world.deals = deals
     world.history = actions

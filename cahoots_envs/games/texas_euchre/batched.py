@@ -53,7 +53,7 @@ import numba
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from cahoots_envs.core.batched import BatchedEngine
+from cahoots_envs.core.batched import BatchedEngine, once_per_record
 from cahoots_envs.core.game import Game, parse_deals
 from cahoots_envs.core.numba_kernels import popcount64, randint, shuffle
 from cahoots_envs.core.spec import GameSpec
@@ -854,21 +854,6 @@ def _trusted_parse(deal: Mapping[str, Any]) -> tuple[int | None, list[int] | Non
     return deal.get("dealer"), masks, None if pile is None else [take(c) for c in pile]
 
 
-def _memo(parse: Callable[[Mapping[str, Any]], Any]) -> Callable[[Mapping[str, Any]], Any]:
-    """``parse`` remembering its result per deal record for one ``reset`` (the records stay
-    alive there): the worlds of one search decision share their earlier rounds' records
-    (``World.rollout_history``)."""
-    seen: dict[int, Any] = {}
-
-    def parse_once(deal: Mapping[str, Any]) -> Any:
-        key = id(deal)
-        if key not in seen:
-            seen[key] = parse(deal)
-        return seen[key]
-
-    return parse_once
-
-
 class Engine(BatchedEngine):
     """Texas Euchre's batched engine (see the module docstring). Every option of the AEC env is
     played: 3–6 players, ``target_score``, ``face_card_values``, ``empty_deck_throw_down``,
@@ -924,7 +909,7 @@ class Engine(BatchedEngine):
         if per_game is None:
             self._script = np.zeros((n, 0, FACES * self.decks), np.uint8)
         else:
-            parse = _memo(_trusted_parse) if self.trusted else self._parser._parse_deal
+            parse = once_per_record(_trusted_parse) if self.trusted else self._parser._parse_deal
             parsed = [parse_deals(deal, self._max_rounds, parse, self.num_players)
                       for deal in per_game]
             self._script = np.zeros((n, max(len(x) for x in parsed), FACES * self.decks),

@@ -32,12 +32,13 @@ import math
 import random
 from bisect import bisect_left, insort
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from cahoots_envs.core.cards import bits
-from cahoots_envs.core.search import World
+from cahoots_envs.core.search import History, LazyWorld
 from cahoots_envs.games.texas_euchre.bot import FINAL_LAP_LOW, LOW, THROW_HIGH
 from cahoots_envs.games.texas_euchre.rules import (
     DECKS,
@@ -299,9 +300,9 @@ class _Problem:
         n, h = game.num_players, game.hand_size
         self.rounds = [_RoundProblem(rd, seat, n, h, game.decks, game.deck_size)
                        for rd in _rounds(game)]
-        self._earlier: tuple[list[dict[str, Any]], list[int]] | None = None
+        self._earlier: History | None = None
 
-    def earlier(self) -> tuple[list[dict[str, Any]], list[int]]:
+    def earlier(self) -> History:
         """The deals and actions of the rounds before the current one in one filling of their
         hidden cards (drawn once, seeded by ``EARLIER_SEED``: from what the seat knows alone),
         which every world's ``rollout_history`` shares."""
@@ -332,56 +333,8 @@ def knowledge(game: TexasEuchre, seat: int) -> tuple[Any, ...]:
 
 
 # ---- worlds ----------------------------------------------------------------------------------------
-class _LazyWorld(World):
-    """A ``World`` whose history (deals and actions) is built on first access."""
-
-    def __init__(self, game: TexasEuchre, problem: _Problem, seed: int) -> None:
-        self.game = game
-        self._state = game
-        self.rng_state = None
-        self._problem: _Problem | None = problem
-        self._seed = seed
-        self._history: tuple[list[dict[str, Any]], list[int]] | None = None
-
-    def _built(self) -> tuple[list[dict[str, Any]], list[int]]:
-        if self._history is None:
-            assert self._problem is not None
-            self._history = _build_history(self._state, self._problem, self._seed)
-            self._problem = None
-        return self._history
-
-    def rollout_history(self) -> tuple[list[dict[str, Any]], list[int]]:
-        """The earlier rounds as the decision's problem fills them for every world
-        (``_Problem.earlier``), then this world's current round: a rollout plays only the
-        current round and reads nothing of the earlier ones' hidden cards (the scores, round
-        points and dealer are public), so the engine loads the same state for a third of the
-        work (measured). Its own full history (``deals`` / ``actions``) stays uniform."""
-        if self._history is not None or self._problem is None:
-            return self._built()
-        problem = self._problem
-        deals, actions = problem.earlier()
-        deal, acts = _current_round(self._state, problem, random.Random(self._seed))
-        return [*deals, deal], [*actions, *acts]
-
-    @property  # type: ignore[override]
-    def deals(self) -> list[dict[str, Any]]:
-        return self._built()[0]
-
-    @deals.setter
-    def deals(self, value: list[dict[str, Any]]) -> None:
-        self._history = (value, self._built()[1])
-
-    @property  # type: ignore[override]
-    def actions(self) -> list[int]:
-        return self._built()[1]
-
-    @actions.setter
-    def actions(self, value: list[int]) -> None:
-        self._history = (self._built()[0], value)
-
-
 def _fill_rounds(rounds: list[_RoundProblem], seat: int, n: int, h: int, rnd: random.Random,
-                 ) -> tuple[list[dict[str, Any]], list[int]]:
+                 ) -> History:
     """The deals and actions of finished ``rounds``, their unseen cards shuffled with ``rnd``."""
     deals: list[dict[str, Any]] = []
     actions: list[int] = []
@@ -407,8 +360,8 @@ def _current_round(world: TexasEuchre, problem: _Problem, rnd: random.Random,
     return problem.rounds[-1].history(seat, n, world.hand_size, split, pile, rnd)
 
 
-def _build_history(world: TexasEuchre, problem: _Problem, seed: int,
-                   ) -> tuple[list[dict[str, Any]], list[int]]:
+def _build_history(world: TexasEuchre, problem: _Problem, seed: int) -> History:
+    """The world's whole history, every round's hidden cards its own."""
     rnd = random.Random(seed)
     deals, actions = _fill_rounds(problem.rounds[:-1], problem.seat, world.num_players,
                                   world.hand_size, rnd)
@@ -416,7 +369,17 @@ def _build_history(world: TexasEuchre, problem: _Problem, seed: int,
     return [*deals, deal], [*actions, *acts]
 
 
-def sample_world(game: TexasEuchre, seat: int, rng: np.random.Generator) -> World:
+def _rollout_history(world: TexasEuchre, problem: _Problem, seed: int) -> History:
+    """The earlier rounds as the decision's problem fills them for every world
+    (``_Problem.earlier``), then this world's current round: a rollout plays only the current
+    round and reads nothing of the earlier ones' hidden cards (the scores, round points and
+    dealer are public), so the engine loads the same state for a third of the work (measured)."""
+    deals, actions = problem.earlier()
+    deal, acts = _current_round(world, problem, random.Random(seed))
+    return [*deals, deal], [*actions, *acts]
+
+
+def sample_world(game: TexasEuchre, seat: int, rng: np.random.Generator) -> LazyWorld:
     """A world drawn uniformly among the deals consistent with what ``seat`` knows (module
     docstring); its game gets a fresh generator drawn from ``rng``."""
     problem = _problem(game, seat)
@@ -444,7 +407,9 @@ def sample_world(game: TexasEuchre, seat: int, rng: np.random.Generator) -> Worl
         hands[s] = mask
         at += k
     world.draw_pile = hidden[at:]
-    return _LazyWorld(world, problem, rnd.getrandbits(63))
+    seed = rnd.getrandbits(63)
+    return LazyWorld(world, partial(_build_history, world, problem, seed),
+                     partial(_rollout_history, world, problem, seed))
 
 
 _FULL: dict[int, int] = {}
