@@ -31,6 +31,7 @@ docs/search.md).
 
 from __future__ import annotations
 
+import copy
 import math
 from collections import OrderedDict
 from collections.abc import Mapping
@@ -108,40 +109,90 @@ def _options(game: KansasCity) -> dict[str, Any]:
             "card_backs": "hidden" if game.hidden_backs else "ranks"}
 
 
-def _replay(game: KansasCity) -> list[_HandLog]:
-    g = KansasCity(_options(game), np.random.default_rng(0), game.deals)
-    n = g.num_players
-    logs = [_HandLog(g)]
-    queue: list[int] = []  # seats still to be asked in the upgrade step
+class _Replay:
+    """A replay of a game's public log in progress: the rules replaying it (``g``, dealt the
+    game's deals), the hand logs so far, the seats still to be asked in the current upgrade
+    step, and the actions replayed. ``extended`` continues a copy with more actions, so a game's
+    next position costs only its new actions (a search bot's decisions, labelling's positions
+    of one game in order)."""
 
-    def skip_to(log: _HandLog, time: int) -> None:
-        nxt = g.current_player if g.phase == PHASE_UPGRADE and len(g.deals) == len(logs) else -1
+    __slots__ = ("deals", "g", "history", "logs", "queue")
+
+    def __init__(self, game: KansasCity) -> None:
+        self.deals = list(game.deals)  # the game's records, kept alive (``_replay``'s key)
+        self.g = KansasCity(_options(game), np.random.default_rng(0), game.deals)
+        self.logs = [_HandLog(self.g)]
+        self.queue: list[int] = []
+        self.history: list[int] = []
+
+    def extended(self, actions: list[int]) -> _Replay:
+        """A copy with ``actions`` replayed after this one's (the finished hands' logs shared:
+        nothing changes them)."""
+        twin = object.__new__(_Replay)
+        twin.deals = self.deals
+        twin.g = self.g.clone()
+        last = copy.copy(self.logs[-1])
+        for name in ("steps", "winners", "skips", "declines"):
+            setattr(last, name, list(getattr(last, name)))
+        twin.logs = [*self.logs[:-1], last]
+        twin.queue = list(self.queue)
+        twin.history = list(self.history)
+        twin.run(actions)
+        return twin
+
+    def _skip_to(self, log: _HandLog, time: int) -> None:
+        g, queue = self.g, self.queue
+        nxt = g.current_player if g.phase == PHASE_UPGRADE and len(g.deals) == len(self.logs) \
+            else -1
         blocked = g.blocked_ranks()
         while queue and queue[0] != nxt:
             log.skips.append((time, queue.pop(0), blocked))
         if queue:
             queue.pop(0)
 
-    for action in game.history:
-        log = logs[-1]
-        i = len(log.steps)
-        seat, phase = g.current_player, g.phase
-        log.steps.append((seat, action))
-        if phase == PHASE_UPGRADE and action == g.no_upgrade:
-            log.declines.append((i, seat, g.blocked_ranks()))
-        g.apply(action)
-        if phase == PHASE_PASS and g.phase == PHASE_PLAY:
-            log.passes = list(g.passed)
-        elif phase == PHASE_PLAY and (not g.trick or len(g.deals) > len(logs)):
-            log.winners.append(g.last_winner)
-            if len(g.deals) == len(logs) and not g.is_over:
-                queue = [(g.last_winner + k) % n for k in range(1, n)]
-                skip_to(log, i + 1)
-        elif phase == PHASE_UPGRADE:
-            skip_to(log, i + 1)
-        if len(g.deals) > len(logs):
-            logs.append(_HandLog(g))
-    return logs
+    def run(self, actions: list[int]) -> None:
+        g, logs = self.g, self.logs
+        n = g.num_players
+        for action in actions:
+            log = logs[-1]
+            i = len(log.steps)
+            seat, phase = g.current_player, g.phase
+            log.steps.append((seat, action))
+            if phase == PHASE_UPGRADE and action == g.no_upgrade:
+                log.declines.append((i, seat, g.blocked_ranks()))
+            g.apply(action)
+            if phase == PHASE_PASS and g.phase == PHASE_PLAY:
+                log.passes = list(g.passed)
+            elif phase == PHASE_PLAY and (not g.trick or len(g.deals) > len(logs)):
+                log.winners.append(g.last_winner)
+                if len(g.deals) == len(logs) and not g.is_over:
+                    self.queue = [(g.last_winner + k) % n for k in range(1, n)]
+                    self._skip_to(log, i + 1)
+            elif phase == PHASE_UPGRADE:
+                self._skip_to(log, i + 1)
+            if len(g.deals) > len(logs):
+                logs.append(_HandLog(g))
+        self.history.extend(actions)
+
+
+def _replay(game: KansasCity) -> list[_HandLog]:
+    """The game's hand logs: from the cached replay of its deals when that replayed a prefix of
+    its history (extended by the rest), else replayed from the start."""
+    # keyed by the deal records themselves (a game's copies share them; the replay keeps them
+    # alive, so their ids are not reused while cached)
+    key = (game.num_players, game.hidden_backs, game.hands_total, tuple(map(id, game.deals)))
+    history = game.history
+    replay = _replays.get(key)
+    if replay is not None and all(a is b for a, b in zip(replay.deals, game.deals)) and \
+            len(replay.history) <= len(history) and \
+            history[: len(replay.history)] == replay.history:
+        if len(replay.history) < len(history):
+            replay = replay.extended(history[len(replay.history):])
+    else:
+        replay = _Replay(game)
+        replay.run(list(history))
+    _remember(_replays, key, replay)
+    return replay.logs
 
 
 # ---- a seat's plan: what it knows, as slots and templates ---------------------------------------
@@ -379,7 +430,7 @@ class _Plan:
         )
 
 
-_logs_cache: OrderedDict[tuple[Any, ...], list[_HandLog]] = OrderedDict()
+_replays: OrderedDict[tuple[Any, ...], _Replay] = OrderedDict()  # the latest per game's deals
 _plan_cache: OrderedDict[tuple[int, int], _Plan] = OrderedDict()
 
 
@@ -390,7 +441,7 @@ def _remember(cache: OrderedDict[Any, Any], key: Any, value: Any) -> None:
 
 
 def clear_caches() -> None:
-    _logs_cache.clear()
+    _replays.clear()
     _plan_cache.clear()
 
 
@@ -401,15 +452,7 @@ def _plan(game: KansasCity, seat: int) -> _Plan:
     plan = _plan_cache.get(key)
     if plan is not None and plan.game is game and plan.length == len(game.history):
         return plan
-    deals_key = tuple((d["dealer"], tuple(tuple(h) for h in d["hands"]), d.get("set_aside"))
-                      for d in game.deals)
-    logs_key = (game.num_players, game.hidden_backs, game.hands_total, deals_key,
-                tuple(game.history))
-    logs = _logs_cache.get(logs_key)
-    if logs is None:
-        logs = _replay(game)
-        _remember(_logs_cache, logs_key, logs)
-    plan = _Plan(game, seat, logs)
+    plan = _Plan(game, seat, _replay(game))
     _remember(_plan_cache, key, plan)
     return plan
 
