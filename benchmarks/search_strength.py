@@ -17,7 +17,8 @@ Each finished game is appended to ``--out`` at once (default
 ``benchmarks/results/search_strength.jsonl``); a rerun skips the games already there, so an
 interrupted run continues where it stopped. ``--paired A B`` prints, per row and opponent, the
 mean paired difference of lineup ``A``'s figure minus lineup ``B``'s over the games both played
-(the same deals), with its 95% interval. ``--candidate`` measures another search spec (e.g.
+(the same deals), with its 95% interval; with ``--against FILE`` lineup ``B``'s games come from
+an earlier results file (the same lineup before a code change, say). ``--candidate`` measures another search spec (e.g.
 ``search@worlds=16:heuristic``); each spec is its own lineup in the file. ``--opponent`` puts
 another policy in the three other seats of the competitive rows (default ``heuristic``; e.g.
 ``--opponent zoo:kansas_city --candidate search`` for search against three zoo networks: the
@@ -300,6 +301,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--summary", action="store_true", help="print the table and stop")
     parser.add_argument("--paired", nargs=2, metavar=("A", "B"),
                         help="print lineup A's figure minus lineup B's, paired by game, and stop")
+    parser.add_argument("--against", type=Path, metavar="FILE",
+                        help="with --paired: lineup B's games from FILE (an earlier run on the "
+                        "same deals, e.g. before a code change), A's from --out")
     parser.add_argument("--paths", type=int, default=0, metavar="N",
                         help="time the candidate's rollouts on the reference game and on the "
                         "batched engine over the searched decisions of N games per row, print "
@@ -320,8 +324,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.summary:
         print(summary(read_done(args.out)))
         return 0
+    if args.against is not None and not args.paired:
+        parser.error("--against goes with --paired A B")
     if args.paired:
-        print(paired(read_done(args.out), *args.paired) or "no games played by both lineups")
+        records, (first, second) = read_done(args.out), args.paired
+        if args.against is not None:
+            if not args.against.is_file():
+                parser.error(f"--against: no such results file: {args.against}")
+            earlier = f"{second} ({args.against.name})"
+            records = [r for r in records if r["candidate"] == first] + [
+                {**r, "candidate": earlier} for r in read_done(args.against)
+                if r["candidate"] == second]
+            second = earlier
+        print(paired(records, first, second) or "no games played by both lineups")
         return 0
     import cahoots_envs
 

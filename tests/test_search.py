@@ -249,3 +249,40 @@ def test_cahoots_play_and_list_know_the_search_bots(tmp_path) -> None:
     assert "game log written" in out.stdout
     replay = cahoots("replay", str(log))
     assert replay.returncode == 0 and "replay OK" in replay.stdout
+
+
+def test_search_strength_pairs_a_lineup_with_an_earlier_run(tmp_path, capsys) -> None:
+    """``benchmarks/search_strength.py --paired A B --against FILE``: A's games from ``--out``,
+    B's from an earlier results file, paired by game (the same deals); a missing file or
+    ``--against`` without ``--paired`` is one line."""
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "search_strength.py"
+    spec = importlib.util.spec_from_file_location("search_strength_bench", path)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+
+    def write(name: str, scores: list[float]) -> Path:
+        out = tmp_path / name
+        out.write_text("".join(json.dumps(
+            {"row": "kansas_city", "candidate": "search", "opponent": "heuristic", "game": g,
+             "score": x}) + "\n" for g, x in enumerate(scores)))
+        return out
+
+    now = write("now.jsonl", [1.0, 0.0, 1.0, 1.0])
+    before = write("before.jsonl", [0.0, 0.0, 1.0, 0.0, 1.0])
+    assert bench.main(["--paired", "search", "search", "--out", str(now),
+                       "--against", str(before)]) == 0
+    line = capsys.readouterr().out.strip()
+    assert line.startswith("kansas_city against 3 heuristic: search - search (before.jsonl) = "
+                           "+0.500") and line.endswith("over 4 games")
+    for argv, message in (
+            (["--against", str(before)], "--against goes with --paired A B"),
+            (["--paired", "search", "search", "--against", str(tmp_path / "none.jsonl")],
+             "--against: no such results file")):
+        with pytest.raises(SystemExit):
+            bench.main([*argv, "--out", str(now)])
+        assert message in capsys.readouterr().err.strip().splitlines()[-1]
