@@ -30,6 +30,10 @@ A game's ``games/<game>/search.py`` module is its world sampler. It offers:
   them, where the engine plays an option's game without some of its decisions (the cooperative
   game's table talk: silent rollouts); without them the engine plays ``options`` and every action.
 
+A ``World`` may override ``rollout_history()`` (the deals and actions the batched engine
+replays to load it) with a cheaper history to the same state as far as a rollout reads it;
+``LazyWorld`` builds its history on first access and takes such a rollout history.
+
 ``core/face.py``'s ``WorldSampler`` protocol names these members; registration checks them.
 """
 
