@@ -299,3 +299,44 @@ def test_the_lookahead_features_hold_the_team_bots_score() -> None:
                 checked += 1
                 game.apply(bot.act(obs, mask))
     assert checked > 400
+
+
+@pytest.mark.parametrize("options", [
+    {"num_players": 1, "difficulty": "beginner"},
+    {"num_players": 2, "multicolour_mode": "disjunctive"},
+    {"num_players": 3, "open_hands": True, "difficulty": "beginner"},
+    {"num_players": 4, "num_goals": 6},
+], ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
+def test_the_compiled_lookahead_features_equal_the_numpy_reference(options) -> None:
+    """``features_kernel.lookahead_rows`` (what ``lookahead`` runs with numba) gives the numpy
+    code's features on every decision of seeded games, random and the bot's moves mixed: the
+    counts exactly, the reachabilities to 1e-6."""
+    pytest.importorskip("numba")
+    import cahoots_envs
+    from cahoots_envs.games.cahoots_coop import features
+    from cahoots_envs.games.cahoots_coop.rules import CahootsCoop
+
+    spec = cahoots_envs.game_spec("cahoots_coop")
+    opts = spec.resolve_options(options)
+    n, size = opts["num_players"], CahootsCoop.layout(opts).size
+    num_actions = CahootsCoop.num_actions(opts)
+    rows = []
+    rng = np.random.default_rng(0)
+    for seed in range(3):
+        game = CahootsCoop(opts, np.random.default_rng(seed), None)
+        bot = spec.bot(opts, seed=seed)
+        while not game.is_over:
+            obs = np.zeros(size, np.float32)
+            game.encode(game.current_player, obs)
+            rows.append(obs)
+            mask = np.zeros(num_actions, np.int8)
+            mask[game.legal_actions()] = 1
+            game.apply(int(rng.choice(game.legal_actions())) if rng.random() < 0.5
+                       else bot.act(obs, mask))
+    obs = np.stack(rows)
+    compiled = features.lookahead(obs, n, num_actions)
+    reference = features._lookahead_numpy(obs, CahootsCoop.layout(opts), n, num_actions)
+    assert len(rows) > 50 and compiled.shape == reference.shape
+    assert np.abs(compiled - reference).max() <= 1e-6
+    exact = [0, 1, 8]  # completes, wins, dead: counts and their ratios
+    assert np.array_equal(compiled[..., exact], reference[..., exact])

@@ -21,7 +21,9 @@ they are; these are computed inside the policy). ``LOOKAHEAD_FEATURES`` names th
 
 The team bot's score of a play is ``100 * 4 * completes + 10 * 4 * reach - 200 * strand`` (plus
 its signal terms with table talk, which these features leave out): a linear read of the features
-picks among the bot's best plays (tested). Entries of talk actions and of plays whose card is not
+picks among the bot's best plays (tested). With numba installed they are computed in one
+compiled call a batch (``features_kernel.py``, the same features; this module's numpy code is
+the reference and the path without it). Entries of talk actions and of plays whose card is not
 in the hand are computed all the same (harmless: the mask removes them). With open hands or one
 player the bot weighs the visible hands too; these features keep the hidden-hand weights.
 """
@@ -29,8 +31,12 @@ player the bot weighs the visible hands too; these features keep the hidden-hand
 from __future__ import annotations
 
 from functools import cache
+from types import ModuleType
+from typing import Any, ClassVar
 
 import numpy as np
+
+from cahoots_envs.core.policy import optional_module
 
 from cahoots_envs.games.cahoots_coop.bot_weights import OWN_HAND, REACH_SCALE
 from cahoots_envs.games.cahoots_coop.encoder import (
@@ -86,6 +92,37 @@ def lookahead(observations: np.ndarray, num_players: int, num_actions: int) -> n
         raise ValueError(f"observations of {obs.shape[1]} entries and {num_actions} actions do "
                          f"not fit the {num_players}-player layout ({layout.size} entries, "
                          f"{PLAYS} plays)")
+    o = layout.offsets
+    kernel = optional_module(_Kernel, "module", _load_kernel)
+    if kernel is not None:
+        out = np.zeros((len(obs), num_actions, len(LOOKAHEAD_FEATURES)), np.float32)
+        offsets = np.array([o["hand"], o["played"], o.get("other_hands", 0), o["tops"],
+                            o["goals"], o["rules"], o["hand_sizes"], o["goal_counts"]], np.int64)
+        kernel.lookahead_rows(
+            np.ascontiguousarray(obs), offsets, num_players, KINDS, PILES, NUM_GOAL_CARDS,
+            layout.segment("goals").size // PILES, GOAL_FIELD_OFFSETS["id"], _tables(),
+            _completers(), np.asarray(MATCHES, np.int64), np.asarray(PLACE, np.int64),
+            OWN_HAND, REACH_SCALE, out)
+        return out
+    return _lookahead_numpy(obs, layout, num_players, num_actions)
+
+
+class _Kernel:
+    """The compiled kernel's module once imported (``features_kernel.py``); False without
+    numba."""
+
+    module: ClassVar[ModuleType | bool | None] = None
+
+
+def _load_kernel() -> ModuleType:
+    from cahoots_envs.games.cahoots_coop import features_kernel  # imports numba
+
+    return features_kernel
+
+
+def _lookahead_numpy(obs: np.ndarray, layout: Any, num_players: int,
+                     num_actions: int) -> np.ndarray:
+    """``lookahead`` in numpy: the reference (and the path without numba)."""
     o = layout.offsets
     n_rows = len(obs)
 
