@@ -46,6 +46,9 @@ from typing import Any
 from cahoots_envs.core.game import Game
 
 
+History = tuple[list[dict[str, Any]], list[int]]  # a game's deals (one per hand) and actions
+
+
 @dataclass
 class World:
     """One sampled world: a game now, and the history that leads to it.
@@ -61,7 +64,7 @@ class World:
     actions: list[int]
     rng_state: dict[str, Any] | None = field(default=None)
 
-    def rollout_history(self) -> tuple[list[dict[str, Any]], list[int]]:
+    def rollout_history(self) -> History:
         """The deals and actions the batched engine replays to load this world for a rollout:
         ``(deals, actions)`` here. A sampler may return a cheaper history that reaches a state
         equal to ``game``'s in everything a rollout reads (the current hand's cards and play,
@@ -70,16 +73,12 @@ class World:
         return self.deals, self.actions
 
 
-
-History = tuple[list[dict[str, Any]], list[int]]
-
-
 class LazyWorld(World):
     """A ``World`` whose history (``deals`` and ``actions``) is built on first access by
     ``build()``, so a search that only plays the world's game never pays for it; ``rollout()``
-    (optional) gives its ``rollout_history`` without building the whole history (Kansas City
-    and Texas Euchre: the current hand as this world holds it, after one filling of the earlier
-    hands shared by every world of the decision)."""
+    (optional) gives its ``rollout_history`` without building the whole history (Texas
+    Euchre: the current round as this world holds it, after one filling of the earlier rounds
+    shared by every world of the decision)."""
 
     def __init__(self, game: Game, build: Callable[[], History],
                  rollout: Callable[[], History] | None = None) -> None:

@@ -20,7 +20,10 @@ filling is likelier than another under a uniform deal, so the sampler draws one 
   slots with that seat's unseen cards (the current round: the ones the world's hand holds) and
   recomputes the other seats' discard actions, which name positions in the hand. It is built on
   first access from a seed drawn at sampling time, so a search that only plays the world's game
-  never pays for it.
+  never pays for it. What the batched engine replays to load a world (``rollout_history``) is
+  cheaper: the rounds before the current one filled once per decision and shared by its worlds
+  (no rollout reads their hidden cards: the scores, round points and dealer are public), then
+  the world's current round.
 
 Cards are handled by face: with two decks (6 players) both copies of a face look alike in every
 observation, and a scripted deal names faces only.
