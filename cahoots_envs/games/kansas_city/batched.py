@@ -57,6 +57,7 @@ from cahoots_envs.games.kansas_city.bot_batched import (
     decide_row,
     kernel_params,
     pick_play,
+    pick_upgrade,
 )
 from cahoots_envs.games.kansas_city.rules import (
     CARD_BACKS,
@@ -546,7 +547,16 @@ def _write_mask(mrow: np.ndarray, st: np.ndarray, ms: np.ndarray, p: np.ndarray)
         _set_bits(mrow, p[P_UB], hand & ~_blocked_cards(ms, p[P_N]))
         mrow[p[P_NU]] = 1
         return
-    # play (§4.3, K9): follow the led suit; an upgraded card is trump only
+    faces, trumps = _legal_plays(st, ms, seat)
+    _set_bits(mrow, p[P_PB], faces)
+    _set_bits(mrow, p[P_TB], trumps)
+
+
+@numba.njit(cache=True)
+def _legal_plays(st: np.ndarray, ms: np.ndarray, seat: int) -> tuple[np.uint64, np.uint64]:
+    """The face cards (ids as bits) and trump ranks (as bits) ``seat`` may play now (§4.3,
+    K9): follow the led suit; an upgraded card is trump only."""
+    hand = ms[M_HAND + seat]
     trumps = _ranks_of(ms[M_UPG + seat])
     faces = hand
     if st[S_TRICKN] > 0:
@@ -559,8 +569,7 @@ def _write_mask(mrow: np.ndarray, st: np.ndarray, ms: np.ndarray, p: np.ndarray)
             if follow != U0:
                 faces = follow
                 trumps = U0
-    _set_bits(mrow, p[P_PB], faces)
-    _set_bits(mrow, p[P_TB], trumps)
+    return faces, trumps
 
 
 @numba.njit(cache=True)
@@ -656,13 +665,21 @@ def _boundary_values(rows: np.ndarray, seats: np.ndarray, state: np.ndarray, n: 
 
 
 @numba.njit(cache=True)
+def _suit_lengths(hand: np.uint64, lengths: np.ndarray) -> None:
+    """The number of cards of each suit in ``hand`` into ``lengths``."""
+    for suit in range(7):
+        lengths[suit] = popcount64((hand >> np.uint64(suit * 8)) & SUIT_BYTE)
+
+
+@numba.njit(cache=True)
 def _decide_state(st: np.ndarray, ms: np.ndarray, p: np.ndarray, lengths: np.ndarray) -> int:
     """The heuristic bot's move for the seat to move in a play or upgrade phase, read from the
     game's state row instead of an observation: ``bot_batched.decide_row`` on the observation
     ``_write_bot_view`` and ``_write_mask`` would write, the same rules and ties (the options
     in action order, a strictly better key replacing the best), with the card sets as bit masks
     (``tests/games/kansas_city/test_vector.py`` compares them on every decision of seeded
-    games; the play choice is ``bot_batched.pick_play`` for both). ``lengths`` (``int64[7]``)
+    games; the choices are ``bot_batched.pick_upgrade`` and ``pick_play`` for both, the legal
+    plays ``_legal_plays`` as the mask writes them). ``lengths`` (``int64[7]``)
     is scratch. The pass phase is left to ``decide_row`` (returns ``FALLBACK``)."""
     phase = st[S_PHASE]
     seat = st[S_CUR]
@@ -672,30 +689,12 @@ def _decide_state(st: np.ndarray, ms: np.ndarray, p: np.ndarray, lengths: np.nda
     if phase == PH_UPGRADE:
         if not need:
             return p[P_NU]  # type: ignore[no-any-return]
-        options = hand & ~_blocked_cards(ms, p[P_N])
-        single = -1
-        high = -1
-        x = options
-        while x != U0:
-            card = int(lowest_bit_index(x))
-            x &= x - U1
-            rank = card % 8
-            length = popcount64((hand >> np.uint64(card - rank)) & SUIT_BYTE)
-            if length == 1 and (single < 0 or rank > single % 8):
-                single = card
-            if rank >= 6 and (high < 0 or rank > high % 8):
-                high = card
-        if single >= 0:
-            return p[P_UB] + single  # type: ignore[no-any-return]
-        if high >= 0:
-            return p[P_UB] + high  # type: ignore[no-any-return]
-        return p[P_NU]  # type: ignore[no-any-return]
+        _suit_lengths(hand, lengths)
+        return pick_upgrade(int(p[P_UB]), int(p[P_NU]), hand & ~_blocked_cards(ms, p[P_N]),
+                            lengths)
     if phase != PH_PLAY:
         return FALLBACK
-    n = p[P_N]
-    # the legal plays (``_write_mask``): follow the led suit; an upgraded card is trump only
-    trumps = _ranks_of(ms[M_UPG + seat])
-    faces = hand
+    faces, trumps = _legal_plays(st, ms, seat)
     leading = st[S_TRICKN] == 0
     led_suit = -1
     best_trump = -1
@@ -703,17 +702,10 @@ def _decide_state(st: np.ndarray, ms: np.ndarray, p: np.ndarray, lengths: np.nda
     has_four = False
     if not leading:
         led = st[S_TC + st[S_TRICKLEAD]]
-        if led >= TRUMP_CODE:
-            if trumps != U0:
-                faces = U0
-        else:
+        if led < TRUMP_CODE:
             led_suit = led >> 3
-            follow = hand & (SUIT_BYTE << np.uint64(led_suit * 8))
-            if follow != U0:
-                faces = follow
-                trumps = U0
         # the trick so far (``bot_batched._trick_state`` on the written trick)
-        for s in range(n):
+        for s in range(p[P_N]):
             code = st[S_TC + s]
             if code < 0:
                 continue
@@ -725,8 +717,7 @@ def _decide_state(st: np.ndarray, ms: np.ndarray, p: np.ndarray, lengths: np.nda
                 if code >> 3 == led_suit:
                     best_led = max(best_led, code % 8)
     if leading and need:
-        for suit in range(7):
-            lengths[suit] = popcount64((hand >> np.uint64(suit * 8)) & SUIT_BYTE)
+        _suit_lengths(hand, lengths)
     want = need or (has_four and won == p[P_LIMIT])
     return pick_play(int(p[P_PB]), int(p[P_TB]), faces, trumps, need, want, leading, lengths,
                      led_suit, best_trump, best_led)

@@ -28,7 +28,7 @@ from cahoots_envs.games.kansas_city.rules import DECK_SIZE, RANKS
 if TYPE_CHECKING:
     from cahoots_envs.games.kansas_city.bot import HeuristicPolicy
 
-__all__ = ["FALLBACK", "decide_batch", "decide_row", "kernel_params", "pick_play"]
+__all__ = ["FALLBACK", "decide_batch", "decide_row", "kernel_params", "pick_play", "pick_upgrade"]
 
 FALLBACK = -1  # a row the kernel leaves to the reference ``decide``
 
@@ -210,24 +210,38 @@ def _choose_upgrade(row: np.ndarray, mask: np.ndarray, p: np.ndarray, need: bool
     if not need:
         return p[P_NU]
     _read_hand(row, p, hand, lengths)
-    single = -1
-    high = -1
+    options = np.uint64(0)
     for a in range(mask.shape[0]):
         if mask[a] == 0 or a == p[P_NU]:
             continue
         card = a - p[P_UB]
         if card < 0 or card >= DECK_SIZE:
             return FALLBACK  # not an upgrade action: left to the reference
-        # ascending ids: a later card replaces the best only with a strictly higher rank
+        options |= np.uint64(1) << np.uint64(card)
+    return pick_upgrade(p[P_UB], p[P_NU], options, lengths)
+
+
+@numba.njit(cache=True)
+def pick_upgrade(ub: int, nu: int, options: np.uint64, lengths: np.ndarray) -> int:
+    """``_choose_upgrade``'s choice under the limit among the upgradable cards ``options``
+    (card ids as bits; ``lengths``: the own hand's suit lengths), visited in ascending id: a
+    later card replaces the best only with a strictly higher rank. The engine's state-reading
+    bot (``batched._decide_state``) chooses here too."""
+    single = -1
+    high = -1
+    x = options
+    while x != 0:
+        card = int(lowest_bit_index(x))
+        x &= x - np.uint64(1)
         if lengths[card // 8] == 1 and (single < 0 or card % 8 > single % 8):
             single = card
         if card % 8 >= 6 and (high < 0 or card % 8 > high % 8):
             high = card
     if single >= 0:
-        return p[P_UB] + single
+        return ub + single
     if high >= 0:
-        return p[P_UB] + high
-    return p[P_NU]
+        return ub + high
+    return nu
 
 
 # ---- Play ------------------------------------------------------------------------------------
