@@ -68,17 +68,17 @@ class World:
         """The deals and actions the batched engine replays to load this world for a rollout:
         ``(deals, actions)`` here. A sampler may return a cheaper history that reaches a state
         equal to ``game``'s in everything a rollout reads (the current hand's cards and play,
-        every public count and score): Texas Euchre's worlds share one filling of the earlier
-        rounds' hidden cards, which no rollout reads (docs/search.md)."""
+        every public count and score), e.g. one filling of the earlier hands' hidden cards
+        shared by all the worlds of a decision, where no rollout reads them (docs/search.md)."""
         return self.deals, self.actions
 
 
 class LazyWorld(World):
     """A ``World`` whose history (``deals`` and ``actions``) is built on first access by
     ``build()``, so a search that only plays the world's game never pays for it; ``rollout()``
-    (optional) gives its ``rollout_history`` without building the whole history (Texas
-    Euchre: the current round as this world holds it, after one filling of the earlier rounds
-    shared by every world of the decision)."""
+    (optional) gives its ``rollout_history`` without building the whole history (say, the
+    current hand as this world holds it after one filling of the earlier hands that every world
+    of the decision shares)."""
 
     def __init__(self, game: Game, build: Callable[[], History],
                  rollout: Callable[[], History] | None = None) -> None:
