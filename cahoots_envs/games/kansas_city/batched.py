@@ -767,9 +767,12 @@ def _play_out(first: np.ndarray, seats: np.ndarray, state: np.ndarray, masks: np
 
 def _trusted_parse(deal: Mapping[str, Any]) -> tuple[int | None, list[int] | None, int | None]:
     """``KansasCity._parse_deal`` of a deal from a trusted source (``BatchedEngine.trusted``:
-    the world sampler's, cards named as ``card_str`` names them): no checks, a lookup a card."""
+    the world sampler's, cards named as ``card_str`` names them): no checks, a lookup a card, or
+    none where the record keeps its hands' masks (``rules.MaskedDeal``)."""
     hands = deal.get("hands")
-    masks = None if hands is None else [sum(1 << _CARD_IDS[c] for c in hand) for hand in hands]
+    masks = getattr(deal, "masks", None)
+    if masks is None and hands is not None:
+        masks = [sum(1 << _CARD_IDS[c] for c in hand) for hand in hands]
     set_aside = deal.get("set_aside")
     return deal.get("dealer"), masks, None if set_aside is None else _CARD_IDS[set_aside]
 

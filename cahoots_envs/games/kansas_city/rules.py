@@ -48,6 +48,31 @@ PASS_COMBOS = {n: list(itertools.combinations(range(n), PASS_SIZE)) for n in HAN
 CARD_NAMES = tuple(f"{card % 8 + 1}{SUITS[card // 8]}" for card in range(DECK_SIZE))
 
 
+# the names of the cards of suit ``s`` whose ranks are the bits of ``byte``: ``SUIT_BYTE_NAMES[s][byte]``
+SUIT_BYTE_NAMES = tuple(tuple(tuple(CARD_NAMES[8 * s + r] for r in range(RANKS) if byte >> r & 1)
+                              for byte in range(256)) for s in range(7))
+
+
+def mask_names(mask: int) -> list[str]:
+    """The names of the cards of a card mask, in card order."""
+    names: list[str] = []
+    for s in range(7):
+        byte = mask >> (8 * s) & 255
+        if byte:
+            names.extend(SUIT_BYTE_NAMES[s][byte])
+    return names
+
+
+class MaskedDeal(dict):  # type: ignore[type-arg]
+    """A deal record (a plain dict of the scripted-deal format to every reader) that keeps its
+    hands as card masks too (``masks``), which a trusted batched engine reads instead of the
+    names: the world sampler's records (``search._record``)."""
+
+    __slots__ = ("masks",)
+
+    masks: list[int]
+
+
 def card_str(card: int) -> str:
     return CARD_NAMES[card]
 

@@ -35,10 +35,12 @@ import copy
 import math
 from collections import OrderedDict
 from collections.abc import Mapping
-from typing import Any
+from types import ModuleType
+from typing import Any, ClassVar
 
 import numpy as np
 
+from cahoots_envs.core.policy import optional_module
 from cahoots_envs.core.search import World
 from cahoots_envs.games.kansas_city.rules import (
     CARD_NAMES,
@@ -55,6 +57,8 @@ from cahoots_envs.games.kansas_city.rules import (
     SUIT_MASKS,
     TRICK_LIMIT,
     KansasCity,
+    MaskedDeal,
+    mask_names,
 )
 
 # search settings (knobs of ``cahoots_envs.search.SearchPolicy``): a play or upgrade decision has
@@ -202,7 +206,7 @@ class _HandPlan:
 
     __slots__ = (
         "captured", "dealer", "declines", "events", "exchanged", "faceup_by_seat", "forced",
-        "held", "holes", "knowledge", "last_trick", "needs", "own_dealt", "own_pass",
+        "held", "holes", "knowledge", "last_trick", "needs", "own_dealt", "own_pass", "packed",
         "pass_specs", "pending_seats", "played", "pool", "received", "set_aside", "slots",
         "template", "trick", "upgrades",
     )
@@ -230,6 +234,7 @@ class _HandPlan:
     played: list[list[int]]
     captured: list[tuple[int, list[int]]]
     knowledge: tuple[Any, ...]
+    packed: np.ndarray | None  # the compiled sampler's copy (``_packed``), made on first use
 
 
 def _suits_lacking(voids: int) -> int:
@@ -243,6 +248,7 @@ def _hand_plan(game: KansasCity, seat: int, log: _HandLog, current: bool) -> _Ha
     play_base, trump_base, upgrade_base, no_upgrade = (
         game.play_base, game.trump_base, game.upgrade_base, game.no_upgrade)
     hp = _HandPlan()
+    hp.packed = None
     hp.dealer, hp.set_aside = log.dealer, log.set_aside
     steps = log.steps
     exchanged = log.passes is not None
@@ -420,7 +426,7 @@ class _Plan:
     __slots__ = ("earlier", "game", "hands", "knowledge", "length")
 
     def __init__(self, game: KansasCity, seat: int, logs: list[_HandLog]) -> None:
-        self.earlier: list[tuple[list[int], dict[str, Any], list[int]]] | None = None
+        self.earlier: tuple[list[int], list[dict[str, Any]], list[int]] | None = None
         self.game = game
         self.length = len(game.history)
         self.hands = [_hand_plan(game, seat, log, k == len(logs) - 1) for k, log in enumerate(logs)]
@@ -463,6 +469,96 @@ def knowledge(game: KansasCity, seat: int) -> tuple[Any, ...]:
     return _plan(game, seat).knowledge
 
 
+# ---- the compiled sampler's plan: one int64 array -------------------------------------------
+# header fields (``_packed``), then the sections at the offsets the header gives
+(H_N, H_SEAT, H_POOL, H_SLOTS, H_FORCED, H_NEEDS, H_DECLINES, H_EVENTS, H_EXCHANGED, H_OWN_PASS,
+ H_RECEIVED, H_OWN_DEALT, H_PASSES, H_TEMPLATE, H_HOLES, H_UPGRADE_BASE, H_OUT,
+ O_ALLOWED, O_TARGET, O_FCARD, O_FCOUNT, O_FCANDS, O_NSEAT, O_NNEED, O_NCOUNT, O_NOWN, O_DSEAT,
+ O_DNEED, O_FACEUP, O_EVSEAT, O_PSEAT, O_PPROF, O_PRANKS, O_PCOUNTS, O_TEMPLATE, O_HOLES,
+ HEADER) = range(37)
+DONE, NEED_MORE, EXHAUSTED = 0, 1, 2  # ``search_kernel.sample_hand``'s status
+_NO_DRAWS = np.zeros(0)
+
+
+class _Kernel:
+    """The compiled sampler's module once imported (``search_kernel.py``); False without
+    numba."""
+
+    module: ClassVar[ModuleType | bool | None] = None
+
+
+def _load_kernel() -> ModuleType:
+    from cahoots_envs.games.kansas_city import search_kernel  # imports numba
+
+    return search_kernel
+
+
+_COMBO_TABLES: dict[int, np.ndarray] = {}
+
+
+def _combo_table(hand_size: int) -> np.ndarray:
+    """The pass action of each set of hand positions, indexed by the positions' bit set."""
+    table = _COMBO_TABLES.get(hand_size)
+    if table is None:
+        table = np.full(1 << hand_size, -1, np.int64)
+        for combo, index in COMBO_INDEX[hand_size].items():
+            table[sum(1 << p for p in combo)] = index
+        _COMBO_TABLES[hand_size] = table
+    return table
+
+
+def _padded(profile: tuple[tuple[int, int], ...] | None) -> list[tuple[int, int]]:
+    """A pass's rank profile as ``RANKS`` (rank mask, count) pairs, zeros after its own."""
+    pairs = list(profile or ())
+    return pairs + [(0, 0)] * (RANKS - len(pairs))
+
+
+def _packed(hp: _HandPlan, game: KansasCity, seat: int) -> np.ndarray:
+    """The hand plan of ``seat`` as the compiled sampler reads it (cached on the plan)."""
+    if hp.packed is not None:
+        return hp.packed
+    n, slots = game.num_players, hp.slots
+    specs = hp.pass_specs if hp.exchanged else [(s, None) for s in hp.pending_seats]
+    sections: list[list[int]] = [
+        [allowed for allowed, _ in slots],
+        [target for _, target in slots],
+        [card for card, _ in hp.forced],
+        [len(c) for _, c in hp.forced],
+        [i for _, c in hp.forced for i in c + [0] * (len(slots) - len(c))],
+        [s for s, _, _ in hp.needs],
+        [need for _, need, _ in hp.needs],
+        [len(own) for _, _, own in hp.needs],
+        [i for _, _, own in hp.needs for i in own + [0] * (len(slots) - len(own))],
+        [s for s, _ in hp.declines],
+        [need for _, need in hp.declines],
+        list(hp.faceup_by_seat),
+        [s for s, _ in hp.upgrades],
+        [s for s, _ in specs],
+        [-1 if profile is None else len(profile) for _, profile in specs],
+        [m for _, profile in specs for m, _ in _padded(profile)],
+        [c for _, profile in specs for _, c in _padded(profile)],
+        list(hp.template),
+        [x for hole in hp.holes for x in hole],
+    ]
+    header = [0] * HEADER
+    header[H_N], header[H_SEAT], header[H_POOL] = n, seat, hp.pool
+    header[H_SLOTS], header[H_FORCED], header[H_NEEDS] = len(slots), len(hp.forced), len(hp.needs)
+    header[H_DECLINES], header[H_EVENTS] = len(hp.declines), len(hp.events)
+    header[H_EXCHANGED], header[H_OWN_PASS] = int(hp.exchanged), hp.own_pass
+    header[H_RECEIVED], header[H_OWN_DEALT] = hp.received, hp.own_dealt
+    header[H_PASSES], header[H_TEMPLATE], header[H_HOLES] = (
+        len(specs), len(hp.template), len(hp.holes))
+    header[H_UPGRADE_BASE] = game.upgrade_base
+    header[H_OUT] = len(hp.events) + 3 * n + len(hp.template)
+    at = HEADER
+    for k, section in enumerate(sections):
+        header[O_ALLOWED + k] = at
+        at += len(section)
+    packed = np.array(header + [x for section in sections for x in section], np.int64)
+    hp.packed = packed
+    return packed
+
+
 # ---- sampling -----------------------------------------------------------------------------------
 def _nth_bit(mask: int, k: int) -> int:
     """The lowest set bit of ``mask`` after dropping its ``k`` lowest ones (as a one-bit mask)."""
@@ -487,20 +583,43 @@ def _held_ok(held: list[int], hp: _HandPlan) -> bool:
     return all(held[s] & need for s, need in hp.declines)
 
 
-def _fill(hp: _HandPlan, n: int, rng: np.random.Generator) -> tuple[list[int], list[int]]:
+def _units(hp: _HandPlan) -> list[tuple[int, int]]:
+    """The fill's units in their first order: each decline's need, each forced card, each
+    slot (``_fill``)."""
+    return ([(2, k) for k in range(len(hp.needs))] + [(1, k) for k in range(len(hp.forced))]
+            + [(0, i) for i in range(len(hp.slots))])
+
+
+def _draws(hp: _HandPlan) -> tuple[int, int]:
+    """The uniform numbers a hand's sampling reads first: (the fill's first try, the passes)."""
+    passes = len(hp.pass_specs) if hp.exchanged else len(hp.pending_seats)
+    return 2 * (len(hp.needs) + len(hp.forced) + len(hp.slots)), PASS_SIZE * passes
+
+
+def _fill(hp: _HandPlan, n: int, first: list[float], rng: np.random.Generator,
+          ) -> tuple[list[int], list[int]]:
     """A card for every upgrade event and the cards every seat holds (masks). The work goes in
     units, first each decline's "holds a card it could upgrade" (a random held slot of the seat
     gets such a card), then each forced card (to a random slot that allows it), then slot by slot
     (most constrained first), each a uniform choice among the cards left that it allows. After a
-    dead end the draw starts again with the unit that failed moved to the front."""
+    dead end the draw starts again with the unit that failed moved to the front. Unit ``u`` of a
+    try reads the try's numbers ``2u`` and ``2u + 1``: the first try's are ``first``; after it
+    fails, every later try's are drawn from ``rng`` at once (``search_kernel.sample_hand`` draws
+    the same way)."""
     slots, forced, needs = hp.slots, hp.forced, hp.needs
-    units = ([(2, k) for k in range(len(needs))] + [(1, k) for k in range(len(forced))]
-             + [(0, i) for i in range(len(slots))])
-    for _ in range(FILL_TRIES):
+    units = _units(hp)
+    size = 2 * len(units)
+    more: list[float] | None = None
+    for t in range(FILL_TRIES):
+        if t == 0:
+            draws = first
+        else:
+            if more is None:
+                more = rng.random((FILL_TRIES - 1) * size).tolist()
+            draws = more[(t - 1) * size: t * size]
         left = hp.pool
         cards = [0] * len(slots)
         held = [0] * n
-        draws = rng.random(2 * len(units)).tolist()
         dead = -1
         for u, (kind, k) in enumerate(units):
             x = draws[2 * u]
@@ -590,10 +709,40 @@ def _match(hp: _HandPlan, n: int, rng: np.random.Generator) -> tuple[list[int], 
 
 def _sample_hand(hp: _HandPlan, game: KansasCity, seat: int, rng: np.random.Generator,
                  ) -> tuple[list[int], list[int], list[int], list[int], list[int]]:
-    """(event cards, held cards, passes (or pending passes), dealt hands, actions)."""
+    """(event cards, held cards, passes (or pending passes), dealt hands, actions). It draws the
+    fill's first try and the passes' numbers in one block (``_draws``), more only after a dead
+    end; with numba, in one compiled call (``search_kernel.sample_hand``, the same numbers and
+    the same cards as ``_fill`` and ``_complete``)."""
+    fill, passes = _draws(hp)
+    first = rng.random(fill + passes)
+    kernel = optional_module(_Kernel, "module", _load_kernel)
+    if kernel is None:
+        ev_cards, held = _fill(hp, game.num_players, first[:fill].tolist(), rng)
+        return _complete(hp, game, seat, ev_cards, held, first[fill:].tolist())
+    packed = _packed(hp, game, seat)
+    out = np.empty(packed[H_OUT], np.int64)
+    empty = _NO_DRAWS
+    status = kernel.sample_hand(packed, _combo_table(game.hand_size), first, empty, FILL_TRIES,
+                                out)
+    if status == NEED_MORE:
+        more = rng.random((FILL_TRIES - 1) * fill)
+        status = kernel.sample_hand(packed, _combo_table(game.hand_size), first, more,
+                                    FILL_TRIES, out)
+    if status != DONE:  # every try failed: the matching fallback
+        ev_cards, held = _match(hp, game.num_players, rng)
+        return _complete(hp, game, seat, ev_cards, held, first[fill:].tolist())
+    n, e = game.num_players, len(hp.events)
+    flat = out.tolist()
+    return (flat[:e], flat[e: e + n], flat[e + n: e + 2 * n], flat[e + 2 * n: e + 3 * n],
+            flat[e + 3 * n:])
+
+
+def _complete(hp: _HandPlan, game: KansasCity, seat: int, ev_cards: list[int], held: list[int],
+              draws: list[float]) -> tuple[list[int], list[int], list[int], list[int], list[int]]:
+    """``_sample_hand``'s result from the fill's cards: the passes drawn with ``draws``, which
+    fix the dealt hands, and the action template's holes filled."""
     n = game.num_players
     right = (seat - 1) % n
-    ev_cards, held = _fill(hp, n, rng)
     passes = [0] * n
     dealt = [0] * n
     if hp.exchanged:
@@ -603,7 +752,6 @@ def _sample_hand(hp: _HandPlan, game: KansasCity, seat: int, rng: np.random.Gene
         for ev, (s, _) in enumerate(hp.upgrades):
             holding[s] |= 1 << ev_cards[ev]
         passes[seat], passes[right] = hp.own_pass, hp.received
-        draws = rng.random(PASS_SIZE * len(hp.pass_specs)).tolist()
         for k, (s, profile) in enumerate(hp.pass_specs):
             source = holding[(s + 1) % n]
             mine = draws[PASS_SIZE * k: PASS_SIZE * (k + 1)]
@@ -622,7 +770,6 @@ def _sample_hand(hp: _HandPlan, game: KansasCity, seat: int, rng: np.random.Gene
         for s in range(n):
             dealt[s] = hp.own_dealt if s == seat else held[s]
         passes[seat] = hp.own_pass
-        draws = rng.random(PASS_SIZE * len(hp.pending_seats)).tolist()
         for k, s in enumerate(hp.pending_seats):
             passes[s] = _pick(held[s], draws[PASS_SIZE * k: PASS_SIZE * (k + 1)])
     actions = list(hp.template)
@@ -647,25 +794,31 @@ def _sample_hand(hp: _HandPlan, game: KansasCity, seat: int, rng: np.random.Gene
     return ev_cards, held, passes, dealt, actions
 
 
-def _record(hp: _HandPlan, dealt: list[int]) -> dict[str, Any]:
-    """A hand's deal record (the scripted-deal format) with the hands ``dealt``."""
-    record: dict[str, Any] = {
-        "dealer": hp.dealer, "hands": [[CARD_NAMES[c] for c in _cards(h)] for h in dealt]}
+def _record(hp: _HandPlan, dealt: list[int]) -> MaskedDeal:
+    """A hand's deal record (the scripted-deal format) with the hands ``dealt``, which it keeps
+    as masks too (a trusted engine loads those)."""
+    record = MaskedDeal(dealer=hp.dealer, hands=[mask_names(h) for h in dealt])
+    record.masks = list(dealt)
     if hp.set_aside >= 0:
         record["set_aside"] = CARD_NAMES[hp.set_aside]
     return record
 
 
-def _earlier(plan: _Plan, seat: int) -> list[tuple[list[int], dict[str, Any], list[int]]]:
+def _earlier(plan: _Plan, seat: int) -> tuple[list[int], list[dict[str, Any]], list[int]]:
     """The hands before the current one in one filling of their hidden cards, drawn once per
     plan (seeded by ``EARLIER_SEED``: from what the seat knows alone) and shared by every world
-    sampled from it: per hand, its upgraded cards (by event), its deal record and its actions."""
+    sampled from it: the last of them's upgraded cards (by event), their deal records and their
+    actions, one after the other."""
     if plan.earlier is None:
         rng = np.random.default_rng(EARLIER_SEED)
-        plan.earlier = []
+        ev_cards: list[int] = []
+        deals: list[dict[str, Any]] = []
+        actions: list[int] = []
         for hp in plan.hands[:-1]:
-            ev_cards, _, _, dealt, actions = _sample_hand(hp, plan.game, seat, rng)
-            plan.earlier.append((ev_cards, _record(hp, dealt), actions))
+            ev_cards, _, _, dealt, hand_actions = _sample_hand(hp, plan.game, seat, rng)
+            deals.append(_record(hp, dealt))
+            actions.extend(hand_actions)
+        plan.earlier = (ev_cards, deals, actions)
     return plan.earlier
 
 
@@ -675,14 +828,12 @@ def sample_world(game: KansasCity, seat: int, rng: np.random.Generator) -> World
     (``_earlier``)."""
     plan = _plan(game, seat)
     n = game.num_players
-    earlier = _earlier(plan, seat)
+    ev_prev, earlier_deals, earlier_actions = _earlier(plan, seat)
     hp = plan.hands[-1]
     ev_cards, held, passes, dealt, acts = _sample_hand(hp, game, seat, rng)
-    deals = [record for _, record, _ in earlier]
-    deals.append(_record(hp, dealt))
-    actions = [a for _, _, hand_actions in earlier for a in hand_actions]
-    actions.extend(acts)
-    world = game.clone(rng=np.random.default_rng(int(rng.integers(2**63))))
+    deals = [*earlier_deals, _record(hp, dealt)]
+    actions = earlier_actions + acts
+    world = game.clone(rng=np.random.default_rng(rng.bit_generator.random_raw() >> 1))
 
     def faces(evs: list[int]) -> int:
         mask = 0
@@ -711,7 +862,6 @@ def sample_world(game: KansasCity, seat: int, rng: np.random.Generator) -> World
     elif len(plan.hands) > 1:  # the previous hand's last trick, shown until one is completed
         last = plan.hands[-2].last_trick
         assert last is not None
-        ev_prev = earlier[-1][0]
         world.last_trick = tuple((s, c if c >= 0 else ev_prev[-1 - c], t) for s, c, t in last[1])
     world.deals = deals
     world.history = actions

@@ -74,6 +74,35 @@ def test_matching_fallback_gives_replayable_worlds(backs: str, monkeypatch: pyte
                  bots="random")
 
 
+@pytest.mark.parametrize("options", VARIANTS, ids=variant_id)
+def test_compiled_sampler_draws_the_reference_cards(options: dict[str, Any],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """``search_kernel.sample_hand`` gives the reference ``_fill`` and ``_complete``'s event
+    cards, held cards, passes, dealt hands and actions, and leaves the generator where they do,
+    at every seat of points spread over a heuristic and a random game (every hand, the pass
+    phase included), also when the first tries fail (few tries: its call for more numbers and
+    the matching fallback after it)."""
+    pytest.importorskip("numba")
+    spec, opts, _ = _games(options, seed=0)
+    points = 0
+    for bots in ("heuristic", "random"):
+        games, _ = record_game(ENV, opts, 40, bots)
+        for t in range(0, len(games) - 1, 5):
+            game = games[t]
+            for seat in range(opts["num_players"]):
+                hp = search._plan(game, seat).hands[-1]
+                for tries in (search.FILL_TRIES, 2, 1):
+                    monkeypatch.setattr(search, "FILL_TRIES", tries)
+                    draws = []
+                    for compiled in (True, False):
+                        monkeypatch.setattr(search._Kernel, "module", None if compiled else False)
+                        rng = np.random.default_rng([t, seat, tries])
+                        draws.append((search._sample_hand(hp, game, seat, rng), rng.random()))
+                    assert draws[0] == draws[1], (bots, t, seat, tries)
+                    points += 1
+    assert points > 100
+
+
 def _later_points(games: list[Any]) -> list[int]:
     """Decision points in the play of each hand, where voids and upgrades have happened."""
     points = [t for t, g in enumerate(games[:-1]) if g.phase != "pass" and g.tricks_played >= 5]

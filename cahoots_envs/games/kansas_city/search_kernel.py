@@ -1,0 +1,275 @@
+"""Kansas City's world sampler (``search.py``) drawing one hand's hidden cards in one numba call.
+
+``search._sample_hand`` calls ``sample_hand`` when numba is installed; ``search.py``'s ``_fill``
+and ``_complete`` stay the reference and the path without numba. The kernel reads the same
+uniform numbers in the same order and makes the same choices, so it gives the same cards, passes
+and actions (``tests/games/kansas_city/test_search.py`` compares them); the matching fallback
+after every try failed stays in Python. The hand plan arrives packed in one int64 array
+(``search._packed``: header fields, then sections). This module imports numba: only
+``search.py`` imports it, lazily.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from cahoots_envs.games.kansas_city.rules import PASS_SIZE, RANKS
+from cahoots_envs.games.kansas_city.search import (
+    DONE,
+    EXHAUSTED,
+    H_DECLINES,
+    H_EVENTS,
+    H_EXCHANGED,
+    H_FORCED,
+    H_HOLES,
+    H_N,
+    H_NEEDS,
+    H_OWN_DEALT,
+    H_OWN_PASS,
+    H_PASSES,
+    H_POOL,
+    H_RECEIVED,
+    H_SEAT,
+    H_SLOTS,
+    H_TEMPLATE,
+    H_UPGRADE_BASE,
+    NEED_MORE,
+    O_ALLOWED,
+    O_DNEED,
+    O_DSEAT,
+    O_EVSEAT,
+    O_FACEUP,
+    O_FCANDS,
+    O_FCARD,
+    O_FCOUNT,
+    O_HOLES,
+    O_NCOUNT,
+    O_NNEED,
+    O_NOWN,
+    O_NSEAT,
+    O_PCOUNTS,
+    O_PPROF,
+    O_PRANKS,
+    O_PSEAT,
+    O_TARGET,
+    O_TEMPLATE,
+)
+
+__all__ = ["sample_hand"]
+
+
+@numba.njit(cache=True)
+def _count(mask: int) -> int:
+    c = 0
+    while mask:
+        mask &= mask - 1
+        c += 1
+    return c
+
+
+@numba.njit(cache=True)
+def _nth_bit(mask: int, k: int) -> int:
+    for _ in range(k):
+        mask &= mask - 1
+    return mask & -mask
+
+
+@numba.njit(cache=True)
+def _index(low: int) -> int:
+    """The card of a one-bit mask."""
+    c = 0
+    while low > 1:
+        low >>= 1
+        c += 1
+    return c
+
+
+@numba.njit(cache=True)
+def _pick(mask: int, draws: np.ndarray, at: int, count: int) -> int:
+    """``search._pick`` with ``draws[at : at + count]``."""
+    out = 0
+    size = _count(mask)
+    for j in range(count):
+        low = _nth_bit(mask, int(draws[at + j] * size))
+        out |= low
+        mask ^= low
+        size -= 1
+    return out
+
+
+@numba.njit(cache=True)
+def _free_slots(plan: np.ndarray, at: int, count: int, cards: np.ndarray, left: int,
+                o_allowed: int, need: int, free: np.ndarray) -> int:
+    """Into ``free``: the slots listed at ``plan[at : at + count]`` not filled yet that allow
+    one of the cards ``left & need``; returns how many."""
+    m = 0
+    for j in range(count):
+        c = plan[at + j]
+        if cards[c] == 0 and left & plan[o_allowed + c] & need:
+            free[m] = c
+            m += 1
+    return m
+
+
+@numba.njit(cache=True)
+def sample_hand(plan: np.ndarray, combos: np.ndarray, first: np.ndarray, more: np.ndarray,
+                tries: int, out: np.ndarray) -> int:
+    """``search._fill`` then ``search._complete`` of the packed hand plan ``plan`` (the fill's
+    first try reading ``first``, its later tries ``more``; the passes ``first`` after the fill's
+    numbers). ``out`` (int64, ``plan[H_OUT]`` long) receives the event cards, the held cards,
+    the passes, the dealt hands and the actions, one after the other. Returns ``DONE``,
+    ``NEED_MORE`` (a try failed and ``more`` is empty: call again with the later tries'
+    numbers) or ``EXHAUSTED`` (every try failed: the caller falls back to the matching)."""
+    n, seat = plan[H_N], plan[H_SEAT]
+    n_slots, n_forced, n_needs = plan[H_SLOTS], plan[H_FORCED], plan[H_NEEDS]
+    o_allowed, o_target = plan[O_ALLOWED], plan[O_TARGET]
+    o_fcard, o_fcount, o_fcands = plan[O_FCARD], plan[O_FCOUNT], plan[O_FCANDS]
+    o_nseat, o_nneed, o_ncount, o_nown = plan[O_NSEAT], plan[O_NNEED], plan[O_NCOUNT], \
+        plan[O_NOWN]
+    units = n_needs + n_forced + n_slots
+    size = 2 * units
+    kinds = np.empty(units, np.int64)
+    keys = np.empty(units, np.int64)
+    u = 0
+    for k in range(n_needs):
+        kinds[u], keys[u] = 2, k
+        u += 1
+    for k in range(n_forced):
+        kinds[u], keys[u] = 1, k
+        u += 1
+    for k in range(n_slots):
+        kinds[u], keys[u] = 0, k
+        u += 1
+    cards = np.zeros(n_slots, np.int64)
+    held = np.zeros(n, np.int64)
+    free = np.empty(max(n_slots, 1), np.int64)
+    done = False
+    for t in range(tries):
+        draws = first
+        base = 0
+        if t > 0:
+            if more.shape[0] == 0:
+                return NEED_MORE
+            draws = more
+            base = (t - 1) * size
+        left = plan[H_POOL]
+        cards[:] = 0
+        held[:] = 0
+        dead = -1
+        for u in range(units):
+            kind, k = kinds[u], keys[u]
+            x = draws[base + 2 * u]
+            if kind == 0:
+                if cards[k] != 0:
+                    continue
+                choice = left & plan[o_allowed + k]
+                if choice == 0:
+                    dead = u
+                    break
+                low = _nth_bit(choice, int(x * _count(choice)))
+                i = k
+            else:  # a forced card (1) or a decline's need (2): a slot among those listed
+                if kind == 1:
+                    need = plan[o_fcard + k]  # one card
+                    if left & need == 0:
+                        continue
+                    at, count = o_fcands + k * n_slots, plan[o_fcount + k]
+                else:
+                    need = plan[o_nneed + k]
+                    if held[plan[o_nseat + k]] & need:
+                        continue
+                    at, count = o_nown + k * n_slots, plan[o_ncount + k]
+                m = _free_slots(plan, at, count, cards, left, o_allowed, need, free)
+                if m == 0:
+                    dead = u
+                    break
+                i = free[int(x * m)]
+                choice = left & plan[o_allowed + i] & need
+                low = choice if kind == 1 else _nth_bit(
+                    choice, int(draws[base + 2 * u + 1] * _count(choice)))
+            cards[i] = low
+            left ^= low
+            slot_target = plan[o_target + i]
+            if slot_target < 0:
+                held[-1 - slot_target] |= low
+        if dead >= 0:  # the unit that failed goes first
+            kind, k = kinds[dead], keys[dead]
+            for v in range(dead, 0, -1):
+                kinds[v], keys[v] = kinds[v - 1], keys[v - 1]
+            kinds[0], keys[0] = kind, k
+            continue
+        done = True
+        for d in range(plan[H_DECLINES]):
+            if held[plan[plan[O_DSEAT] + d]] & plan[plan[O_DNEED] + d] == 0:
+                done = False
+                break
+        if done:
+            break
+    if not done:
+        return EXHAUSTED
+    # the event cards and held cards, then ``search._complete``
+    events = plan[H_EVENTS]
+    for i in range(n_slots):
+        if plan[o_target + i] >= 0:
+            out[plan[o_target + i]] = _index(cards[i])
+    out[events: events + n] = held
+    passes = out[events + n: events + 2 * n]
+    dealt = out[events + 2 * n: events + 3 * n]
+    actions = out[events + 3 * n:]
+    passes[:] = 0
+    right = (seat - 1) % n
+    at = size  # the passes' numbers follow the fill's first try
+    if plan[H_EXCHANGED]:
+        holding = held.copy()
+        for s in range(n):
+            holding[s] |= plan[plan[O_FACEUP] + s]
+        for ev in range(events):
+            holding[plan[plan[O_EVSEAT] + ev]] |= np.int64(1) << out[ev]
+        passes[seat], passes[right] = plan[H_OWN_PASS], plan[H_RECEIVED]
+        for k in range(plan[H_PASSES]):
+            s = plan[plan[O_PSEAT] + k]
+            source = holding[(s + 1) % n]
+            start = at + PASS_SIZE * k
+            profile = plan[plan[O_PPROF] + k]
+            if profile < 0:
+                passes[s] = _pick(source, first, start, PASS_SIZE)
+            else:  # so many cards of each rank
+                p = 0
+                for r in range(profile):
+                    count = plan[plan[O_PCOUNTS] + k * RANKS + r]
+                    p |= _pick(source & plan[plan[O_PRANKS] + k * RANKS + r], first, start,
+                               count)
+                    start += count
+                passes[s] = p
+        for s in range(n):
+            dealt[s] = plan[H_OWN_DEALT] if s == seat else (
+                (holding[s] & ~passes[(s - 1) % n]) | passes[s])
+    else:
+        for s in range(n):
+            dealt[s] = plan[H_OWN_DEALT] if s == seat else held[s]
+        passes[seat] = plan[H_OWN_PASS]
+        for k in range(plan[H_PASSES]):
+            s = plan[plan[O_PSEAT] + k]
+            passes[s] = _pick(held[s], first, at + PASS_SIZE * k, PASS_SIZE)
+    o_template = plan[O_TEMPLATE]
+    for j in range(plan[H_TEMPLATE]):
+        actions[j] = plan[o_template + j]
+    o_holes = plan[O_HOLES]
+    for h in range(plan[H_HOLES]):
+        where, kind, arg = plan[o_holes + 3 * h], plan[o_holes + 3 * h + 1], \
+            plan[o_holes + 3 * h + 2]
+        if kind == 0:
+            hand, chosen = dealt[arg], passes[arg]
+            key = 0
+            pos = 0
+            while hand:
+                low = hand & -hand
+                if chosen & low:
+                    key |= 1 << pos
+                hand ^= low
+                pos += 1
+            actions[where] = combos[key]
+        else:
+            actions[where] = plan[H_UPGRADE_BASE] + out[arg]
+    return DONE
