@@ -112,3 +112,38 @@ def test_without_an_engine_positions_are_searched_on_the_reference_game() -> Non
         assert bot.path == "reference" and bot.last_search is not None
         assert np.array_equal(label.values, bot.last_search[1]) and label.path == "reference"
         assert label.move == (label.blueprint_move if choice is None else choice)
+
+
+def test_searches_pause_the_garbage_collector_and_restore_it(monkeypatch) -> None:
+    """The cyclic collector is off while positions are searched (the sampler runs with it off),
+    on again after, also after an error, and left off where the caller had turned it off."""
+    import gc
+
+    from cahoots_envs.games.kansas_city import search as kc_search
+    from cahoots_envs.search.rounds import gc_paused
+
+    env_id = "cahoots_envs/kansas_city-v1"
+    options = cahoots_envs.game_spec(env_id).resolve_options({"num_players": 4})
+    positions = _positions(env_id, options, 4)
+    seen = []
+    sample = kc_search.sample_world
+
+    def watched(*args):
+        seen.append(gc.isenabled())
+        return sample(*args)
+
+    monkeypatch.setattr(kc_search, "sample_world", watched)
+    assert gc.isenabled()
+    label_positions(env_id, options, positions, seed=1)
+    assert seen and not any(seen) and gc.isenabled()
+    with pytest.raises(RuntimeError), gc_paused():
+        assert not gc.isenabled()
+        raise RuntimeError
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with gc_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -9,7 +9,10 @@ rounds, each round's worlds of every unfinished search rolled out together
 
 from __future__ import annotations
 
+import gc
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -18,6 +21,24 @@ from cahoots_envs.search.engine import EngineRollouts, Job
 from cahoots_envs.search.infoset import Infoset
 
 LABEL_ROWS = 8192  # rows (worlds x moves, over positions) of one lockstep batch
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off while a search runs (where it was on; back on
+    after, errors included). A search makes many short-lived objects (worlds, their histories
+    and records), nearly all freed as they go by reference counting, and each collection the
+    allocations trigger walks every long-lived object (the world samplers' caches): about a
+    fifth of Kansas City's labelling time, measured (docs/search.md). What the collector would
+    have found is found at its next run. Also a decorator (``@gc_paused()``)."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def judge(values: np.ndarray, b: int, gate: float, most: int) -> tuple[bool, int, bool]:
@@ -76,6 +97,7 @@ class PositionSearch:
             self.target = min(2 * self.worlds, self.most)
 
 
+@gc_paused()
 def run_searches(engine: EngineRollouts, searches: list[PositionSearch], policy: Any,
                  gate: float, seed: int) -> None:
     """Rounds until every search is done: each round, every unfinished search's next worlds,
