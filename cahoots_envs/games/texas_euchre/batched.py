@@ -836,22 +836,20 @@ def _faces(mask: int) -> list[int]:
 _FACE_IDS = {face_str(f): f for f in range(FACES)}
 
 
-def _trusted_parse(deal: Mapping[str, Any]) -> tuple[int | None, list[int] | None,
+def _trusted_parse(deal: Mapping[str, Any]) -> tuple[int | None, list[list[int]] | None,
                                                     list[int] | None]:
-    """``TexasEuchre._parse_deal`` of a deal from a trusted source (``BatchedEngine.trusted``:
-    the world sampler's, faces named as ``face_str`` names them): no checks, a lookup a card
-    (the first copy of a face dealt is id ``2 * face``, the second ``2 * face + 1``)."""
-    copies = [0] * FACES
-
-    def take(text: str) -> int:
-        face = _FACE_IDS[text]
-        copies[face] += 1
-        return face * 2 + copies[face] - 1
-
+    """A deal from a trusted source (``BatchedEngine.trusted``: the world sampler's, faces named
+    as ``face_str`` names them) as faces, with no checks: ``(dealer, each hand's faces sorted,
+    the draw pile's faces)``, read from the record's ``faces`` where it keeps them
+    (``rules.FaceDeal``), else a lookup a card (``TexasEuchre._parse_deal`` gives card ids)."""
+    faces = getattr(deal, "faces", None)
+    if faces is not None:
+        return deal.get("dealer"), faces[0], faces[1]
     hands = deal.get("hands")
-    masks = None if hands is None else [sum(1 << take(c) for c in hand) for hand in hands]
     pile = deal.get("draw_pile")
-    return deal.get("dealer"), masks, None if pile is None else [take(c) for c in pile]
+    return (deal.get("dealer"),
+            None if hands is None else [sorted(_FACE_IDS[c] for c in hand) for hand in hands],
+            None if pile is None else [_FACE_IDS[c] for c in pile])
 
 
 class Engine(BatchedEngine):
@@ -941,8 +939,11 @@ class Engine(BatchedEngine):
             dealer = int(_from_stream(self.rng_state, i, p, True, 0, np.zeros((0, 0), np.uint8)))
         records = []
         for k, (_, hands, pile) in enumerate(rounds):
-            hand_faces = None if hands is None else [_faces(m) for m in hands]
-            pile_faces = None if pile is None else [c >> 1 for c in pile]
+            if given is not None:  # a trusted engine's rounds are faces (``_trusted_parse``)
+                hand_faces, pile_faces = hands, pile
+            else:  # card ids
+                hand_faces = None if hands is None else [_faces(m) for m in hands]
+                pile_faces = None if pile is None else [c >> 1 for c in pile]
             if hand_faces is None or pile_faces is None:
                 left = [d] * FACES
                 for faces in (hand_faces or []) + [pile_faces or []]:

@@ -65,6 +65,17 @@ def face_str(face: int) -> str:
     return RANK_NAMES[face >> 2] + SUITS[face & 3]
 
 
+class FaceDeal(dict):  # type: ignore[type-arg]
+    """A round's deal record (a plain dict of the scripted-deal format to every reader) that
+    keeps its cards as faces too (``faces``: each hand's faces sorted, then the draw pile's, top
+    first), which a trusted batched engine reads instead of the names: the world sampler's
+    records (``search._RoundProblem.history``)."""
+
+    __slots__ = ("faces",)
+
+    faces: tuple[list[list[int]], list[int]]
+
+
 def parse_face(text: str) -> int:
     t = str(text).strip().upper()
     if len(t) >= 2 and t[-1] in SUITS and t[:-1] in RANK_NAMES:

@@ -50,6 +50,7 @@ from cahoots_envs.games.texas_euchre.rules import (
     PHASE_DRAW,
     PHASE_FINAL_LAP,
     PHASE_PLAY,
+    FaceDeal,
     TexasEuchre,
     face_str,
 )
@@ -284,13 +285,11 @@ class _RoundProblem:
             for f in new:
                 insort(hand, f)
         drawn_pile.extend(pile)
-        deal = {
-            "dealer": self.dealer,
-            "hands": [[FACE_NAMES[f] for f in hand] for hand in
-                      ([sorted(self.own_init) if s == seat else sorted(filled[s][:h])
-                        for s in range(n)])],
-            "draw_pile": [FACE_NAMES[f] for f in drawn_pile],
-        }
+        dealt = [sorted(self.own_init) if s == seat else sorted(filled[s][:h]) for s in range(n)]
+        deal = FaceDeal(dealer=self.dealer,
+                        hands=[[FACE_NAMES[f] for f in hand] for hand in dealt],
+                        draw_pile=[FACE_NAMES[f] for f in drawn_pile])
+        deal.faces = (dealt, drawn_pile)
         return deal, actions
 
 
