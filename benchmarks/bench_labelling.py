@@ -14,8 +14,8 @@ the game's heuristic searches faster there, ``HEURISTIC_BATCHED = False``). One 
 one thread (BLAS limited to one): labels per second of wall time, and per CPU-second of the
 process (the per-core figure on a shared machine, where wall time counts other jobs' turns).
 The worlds and rollouts per label are printed, and the CPU time the world sampler alone takes
-on the same positions and seeds, as a share (drawing the worlds, in Python, is part of every
-label).
+on the same positions and seeds (with Python's cyclic collector paused, as a search runs), as
+a share (drawing the worlds is part of every label).
 """
 
 from __future__ import annotations
@@ -75,17 +75,19 @@ def sampling_seconds(row: str, found: list[Any], labels: list[Any], seed: int) -
     import cahoots_envs
     from cahoots_envs.search import Infoset
     from cahoots_envs.search.label import position_seed
+    from cahoots_envs.search.rounds import gc_paused
 
     env_id, options = ROWS[row]
     spec = cahoots_envs.game_spec(env_id)
     opts = spec.resolve_options(options)
     fresh = [game.clone() for game in found]  # a sampler's per-game caches start empty
     start = time.process_time()
-    for p, (game, label) in enumerate(zip(fresh, labels)):
-        info = Infoset(game, game.current_player, spec, opts)
-        s = position_seed(seed, p)
-        for k in range(len(label.values)):
-            info.sample(np.random.default_rng([s, k]))
+    with gc_paused():  # as a search draws them
+        for p, (game, label) in enumerate(zip(fresh, labels)):
+            info = Infoset(game, game.current_player, spec, opts)
+            s = position_seed(seed, p)
+            for k in range(len(label.values)):
+                info.sample(np.random.default_rng([s, k]))
     return time.process_time() - start
 
 
