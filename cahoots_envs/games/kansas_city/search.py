@@ -476,8 +476,7 @@ def knowledge(game: KansasCity, seat: int) -> tuple[Any, ...]:
  O_ALLOWED, O_TARGET, O_FCARD, O_FCOUNT, O_FCANDS, O_NSEAT, O_NNEED, O_NCOUNT, O_NOWN, O_DSEAT,
  O_DNEED, O_FACEUP, O_EVSEAT, O_PSEAT, O_PPROF, O_PRANKS, O_PCOUNTS, O_TEMPLATE, O_HOLES,
  HEADER) = range(37)
-DONE, NEED_MORE, EXHAUSTED = 0, 1, 2  # ``search_kernel.sample_hand``'s status
-_NO_DRAWS = np.zeros(0)
+DONE, NEED_MORE, EXHAUSTED = 0, 1, 2  # ``search_kernel.fill``'s status
 
 
 class _Kernel:
@@ -590,33 +589,23 @@ def _units(hp: _HandPlan) -> list[tuple[int, int]]:
             + [(0, i) for i in range(len(hp.slots))])
 
 
-def _draws(hp: _HandPlan) -> tuple[int, int]:
-    """The uniform numbers a hand's sampling reads first: (the fill's first try, the passes)."""
-    passes = len(hp.pass_specs) if hp.exchanged else len(hp.pending_seats)
-    return 2 * (len(hp.needs) + len(hp.forced) + len(hp.slots)), PASS_SIZE * passes
+def _pass_draws(hp: _HandPlan) -> int:
+    """How many uniform numbers the passes of a hand's sampling read (``_complete``)."""
+    return PASS_SIZE * (len(hp.pass_specs) if hp.exchanged else len(hp.pending_seats))
 
 
-def _fill(hp: _HandPlan, n: int, first: list[float], rng: np.random.Generator,
-          ) -> tuple[list[int], list[int]]:
+def _fill(hp: _HandPlan, n: int, rng: np.random.Generator) -> tuple[list[int], list[int]]:
     """A card for every upgrade event and the cards every seat holds (masks). The work goes in
     units, first each decline's "holds a card it could upgrade" (a random held slot of the seat
     gets such a card), then each forced card (to a random slot that allows it), then slot by slot
     (most constrained first), each a uniform choice among the cards left that it allows. After a
-    dead end the draw starts again with the unit that failed moved to the front. Unit ``u`` of a
-    try reads the try's numbers ``2u`` and ``2u + 1``: the first try's are ``first``; after it
-    fails, every later try's are drawn from ``rng`` at once (``search_kernel.sample_hand`` draws
-    the same way)."""
+    dead end the draw starts again with the unit that failed moved to the front. Each try draws
+    its numbers from ``rng`` (``2 * units``), unit ``u`` reading numbers ``2u`` and ``2u + 1``
+    (``search_kernel.fill`` reads the same)."""
     slots, forced, needs = hp.slots, hp.forced, hp.needs
     units = _units(hp)
-    size = 2 * len(units)
-    more: list[float] | None = None
-    for t in range(FILL_TRIES):
-        if t == 0:
-            draws = first
-        else:
-            if more is None:
-                more = rng.random((FILL_TRIES - 1) * size).tolist()
-            draws = more[(t - 1) * size: t * size]
+    for _ in range(FILL_TRIES):
+        draws = rng.random(2 * len(units)).tolist()
         left = hp.pool
         cards = [0] * len(slots)
         held = [0] * n
@@ -709,28 +698,26 @@ def _match(hp: _HandPlan, n: int, rng: np.random.Generator) -> tuple[list[int], 
 
 def _sample_hand(hp: _HandPlan, game: KansasCity, seat: int, rng: np.random.Generator,
                  ) -> tuple[list[int], list[int], list[int], list[int], list[int]]:
-    """(event cards, held cards, passes (or pending passes), dealt hands, actions). It draws the
-    fill's first try and the passes' numbers in one block (``_draws``), more only after a dead
-    end; with numba, in one compiled call (``search_kernel.sample_hand``, the same numbers and
-    the same cards as ``_fill`` and ``_complete``)."""
-    fill, passes = _draws(hp)
-    first = rng.random(fill + passes)
+    """(event cards, held cards, passes (or pending passes), dealt hands, actions): ``_fill``,
+    then ``_complete`` with the passes' numbers drawn after the fill's; with numba in compiled
+    calls (``search_kernel.fill`` and ``complete``: the same numbers drawn in the same order,
+    the same cards)."""
     kernel = optional_module(_Kernel, "module", _load_kernel)
     if kernel is None:
-        ev_cards, held = _fill(hp, game.num_players, first[:fill].tolist(), rng)
-        return _complete(hp, game, seat, ev_cards, held, first[fill:].tolist())
+        ev_cards, held = _fill(hp, game.num_players, rng)
+        return _complete(hp, game, seat, ev_cards, held, rng.random(_pass_draws(hp)).tolist())
     packed = _packed(hp, game, seat)
     out = np.empty(packed[H_OUT], np.int64)
-    empty = _NO_DRAWS
-    status = kernel.sample_hand(packed, _combo_table(game.hand_size), first, empty, FILL_TRIES,
-                                out)
-    if status == NEED_MORE:
-        more = rng.random((FILL_TRIES - 1) * fill)
-        status = kernel.sample_hand(packed, _combo_table(game.hand_size), first, more,
-                                    FILL_TRIES, out)
+    size = 2 * (len(hp.needs) + len(hp.forced) + len(hp.slots))
+    stream = rng.random(size)
+    status = kernel.fill(packed, stream, FILL_TRIES, out)
+    while status == NEED_MORE:  # a try failed: the next try's numbers, as ``_fill`` draws them
+        stream = np.concatenate([stream, rng.random(size)])
+        status = kernel.fill(packed, stream, FILL_TRIES, out)
     if status != DONE:  # every try failed: the matching fallback
         ev_cards, held = _match(hp, game.num_players, rng)
-        return _complete(hp, game, seat, ev_cards, held, first[fill:].tolist())
+        return _complete(hp, game, seat, ev_cards, held, rng.random(_pass_draws(hp)).tolist())
+    kernel.complete(packed, _combo_table(game.hand_size), rng.random(_pass_draws(hp)), out)
     n, e = game.num_players, len(hp.events)
     flat = out.tolist()
     return (flat[:e], flat[e: e + n], flat[e + n: e + 2 * n], flat[e + 2 * n: e + 3 * n],
@@ -833,7 +820,7 @@ def sample_world(game: KansasCity, seat: int, rng: np.random.Generator) -> World
     ev_cards, held, passes, dealt, acts = _sample_hand(hp, game, seat, rng)
     deals = [*earlier_deals, _record(hp, dealt)]
     actions = earlier_actions + acts
-    world = game.clone(rng=np.random.default_rng(rng.bit_generator.random_raw() >> 1))
+    world = game.clone(rng=np.random.default_rng(int(rng.integers(2**63))))
 
     def faces(evs: list[int]) -> int:
         mask = 0

@@ -1,12 +1,13 @@
-"""Kansas City's world sampler (``search.py``) drawing one hand's hidden cards in one numba call.
+"""Kansas City's world sampler (``search.py``) drawing one hand's hidden cards in compiled calls.
 
-``search._sample_hand`` calls ``sample_hand`` when numba is installed; ``search.py``'s ``_fill``
-and ``_complete`` stay the reference and the path without numba. The kernel reads the same
-uniform numbers in the same order and makes the same choices, so it gives the same cards, passes
-and actions (``tests/games/kansas_city/test_search.py`` compares them); the matching fallback
-after every try failed stays in Python. The hand plan arrives packed in one int64 array
-(``search._packed``: header fields, then sections). This module imports numba: only
-``search.py`` imports it, lazily.
+``search._sample_hand`` calls ``fill`` and ``complete`` when numba is installed; ``search.py``'s
+``_fill`` and ``_complete`` stay the reference and the path without numba. The kernels read the
+same uniform numbers, drawn in the same order, and make the same choices, so they give the same
+cards, passes and actions and leave the generator where the reference does
+(``tests/games/kansas_city/test_search.py`` compares them); the matching fallback after every
+try failed stays in Python. The hand plan arrives packed in one int64 array (``search._packed``:
+header fields, then sections). This module imports numba: only ``search.py`` imports it,
+lazily.
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ from cahoots_envs.games.kansas_city.search import (
     O_TEMPLATE,
 )
 
-__all__ = ["sample_hand"]
+__all__ = ["complete", "fill"]
 
 
 @numba.njit(cache=True)
@@ -113,15 +114,15 @@ def _free_slots(plan: np.ndarray, at: int, count: int, cards: np.ndarray, left: 
 
 
 @numba.njit(cache=True)
-def sample_hand(plan: np.ndarray, combos: np.ndarray, first: np.ndarray, more: np.ndarray,
-                tries: int, out: np.ndarray) -> int:
-    """``search._fill`` then ``search._complete`` of the packed hand plan ``plan`` (the fill's
-    first try reading ``first``, its later tries ``more``; the passes ``first`` after the fill's
-    numbers). ``out`` (int64, ``plan[H_OUT]`` long) receives the event cards, the held cards,
-    the passes, the dealt hands and the actions, one after the other. Returns ``DONE``,
-    ``NEED_MORE`` (a try failed and ``more`` is empty: call again with the later tries'
-    numbers) or ``EXHAUSTED`` (every try failed: the caller falls back to the matching)."""
-    n, seat = plan[H_N], plan[H_SEAT]
+def fill(plan: np.ndarray, stream: np.ndarray, tries: int, out: np.ndarray) -> int:
+    """``search._fill`` of the packed hand plan ``plan``, try ``t`` reading the numbers
+    ``stream[2 * units * t : 2 * units * (t + 1)]`` (``_fill`` draws each try's in turn). On
+    success ``out`` (int64, ``plan[H_OUT]`` long) holds the event cards, then the held cards
+    (``complete`` writes the rest). Returns ``DONE``, ``NEED_MORE`` (a try failed and
+    ``stream`` ends before the next try's numbers: call again with them appended; the tries
+    start over from the first) or ``EXHAUSTED`` (every try failed: the caller falls back to
+    the matching)."""
+    n = plan[H_N]
     n_slots, n_forced, n_needs = plan[H_SLOTS], plan[H_FORCED], plan[H_NEEDS]
     o_allowed, o_target = plan[O_ALLOWED], plan[O_TARGET]
     o_fcard, o_fcount, o_fcands = plan[O_FCARD], plan[O_FCOUNT], plan[O_FCANDS]
@@ -146,20 +147,16 @@ def sample_hand(plan: np.ndarray, combos: np.ndarray, first: np.ndarray, more: n
     free = np.empty(max(n_slots, 1), np.int64)
     done = False
     for t in range(tries):
-        draws = first
-        base = 0
-        if t > 0:
-            if more.shape[0] == 0:
-                return NEED_MORE
-            draws = more
-            base = (t - 1) * size
+        base = t * size
+        if base + size > stream.shape[0]:
+            return NEED_MORE
         left = plan[H_POOL]
         cards[:] = 0
         held[:] = 0
         dead = -1
         for u in range(units):
             kind, k = kinds[u], keys[u]
-            x = draws[base + 2 * u]
+            x = stream[base + 2 * u]
             if kind == 0:
                 if cards[k] != 0:
                     continue
@@ -187,7 +184,7 @@ def sample_hand(plan: np.ndarray, combos: np.ndarray, first: np.ndarray, more: n
                 i = free[int(x * m)]
                 choice = left & plan[o_allowed + i] & need
                 low = choice if kind == 1 else _nth_bit(
-                    choice, int(draws[base + 2 * u + 1] * _count(choice)))
+                    choice, int(stream[base + 2 * u + 1] * _count(choice)))
             cards[i] = low
             left ^= low
             slot_target = plan[o_target + i]
@@ -208,18 +205,25 @@ def sample_hand(plan: np.ndarray, combos: np.ndarray, first: np.ndarray, more: n
             break
     if not done:
         return EXHAUSTED
-    # the event cards and held cards, then ``search._complete``
-    events = plan[H_EVENTS]
     for i in range(n_slots):
         if plan[o_target + i] >= 0:
             out[plan[o_target + i]] = _index(cards[i])
-    out[events: events + n] = held
+    out[plan[H_EVENTS]: plan[H_EVENTS] + n] = held
+    return DONE
+
+
+@numba.njit(cache=True)
+def complete(plan: np.ndarray, combos: np.ndarray, draws: np.ndarray, out: np.ndarray) -> None:
+    """``search._complete`` after ``fill``: from the event cards and held cards in ``out``, the
+    passes drawn with ``draws`` (the numbers ``_complete`` reads, drawn after the fill's), the
+    dealt hands and the actions, written after them in ``out``."""
+    n, seat, events = plan[H_N], plan[H_SEAT], plan[H_EVENTS]
+    held = out[events: events + n]
     passes = out[events + n: events + 2 * n]
     dealt = out[events + 2 * n: events + 3 * n]
     actions = out[events + 3 * n:]
     passes[:] = 0
     right = (seat - 1) % n
-    at = size  # the passes' numbers follow the fill's first try
     if plan[H_EXCHANGED]:
         holding = held.copy()
         for s in range(n):
@@ -230,15 +234,15 @@ def sample_hand(plan: np.ndarray, combos: np.ndarray, first: np.ndarray, more: n
         for k in range(plan[H_PASSES]):
             s = plan[plan[O_PSEAT] + k]
             source = holding[(s + 1) % n]
-            start = at + PASS_SIZE * k
+            start = PASS_SIZE * k
             profile = plan[plan[O_PPROF] + k]
             if profile < 0:
-                passes[s] = _pick(source, first, start, PASS_SIZE)
+                passes[s] = _pick(source, draws, start, PASS_SIZE)
             else:  # so many cards of each rank
                 p = 0
                 for r in range(profile):
                     count = plan[plan[O_PCOUNTS] + k * RANKS + r]
-                    p |= _pick(source & plan[plan[O_PRANKS] + k * RANKS + r], first, start,
+                    p |= _pick(source & plan[plan[O_PRANKS] + k * RANKS + r], draws, start,
                                count)
                     start += count
                 passes[s] = p
@@ -251,7 +255,7 @@ def sample_hand(plan: np.ndarray, combos: np.ndarray, first: np.ndarray, more: n
         passes[seat] = plan[H_OWN_PASS]
         for k in range(plan[H_PASSES]):
             s = plan[plan[O_PSEAT] + k]
-            passes[s] = _pick(held[s], first, at + PASS_SIZE * k, PASS_SIZE)
+            passes[s] = _pick(held[s], draws, PASS_SIZE * k, PASS_SIZE)
     o_template = plan[O_TEMPLATE]
     for j in range(plan[H_TEMPLATE]):
         actions[j] = plan[o_template + j]
@@ -272,4 +276,3 @@ def sample_hand(plan: np.ndarray, combos: np.ndarray, first: np.ndarray, more: n
             actions[where] = combos[key]
         else:
             actions[where] = plan[H_UPGRADE_BASE] + out[arg]
-    return DONE

@@ -77,13 +77,13 @@ def test_matching_fallback_gives_replayable_worlds(backs: str, monkeypatch: pyte
 @pytest.mark.parametrize("options", VARIANTS, ids=variant_id)
 def test_compiled_sampler_draws_the_reference_cards(options: dict[str, Any],
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    """``search_kernel.sample_hand`` gives the reference ``_fill`` and ``_complete``'s event
-    cards, held cards, passes, dealt hands and actions, and leaves the generator where they do,
-    at every seat of points spread over a heuristic and a random game (every hand, the pass
-    phase included), also when the first tries fail (few tries: its call for more numbers and
-    the matching fallback after it)."""
+    """``search_kernel.fill`` and ``complete`` give the reference ``_fill`` and ``_complete``'s
+    event cards, held cards, passes, dealt hands and actions, and leave the generator where
+    they do, at every seat of points spread over a heuristic and a random game (every hand, the
+    pass phase included), also when tries fail (few tries: the kernel's call for the next try's
+    numbers, and the matching fallback after the last)."""
     pytest.importorskip("numba")
-    spec, opts, _ = _games(options, seed=0)
+    _, opts, _ = _games(options, seed=0)
     points = 0
     for bots in ("heuristic", "random"):
         games, _ = record_game(ENV, opts, 40, bots)
