@@ -25,6 +25,10 @@ A game's ``games/<game>/search.py`` module is its world sampler. It offers:
   compares at a decision with the legal moves ``legal`` (ascending; a subset holding
   ``blueprint_move``, from the options and the ids alone); without it every legal move (knob
   ``narrow``).
+- ``hand_start(game) -> int`` (optional): how many actions the game had before the current
+  hand's deal (public; a world's actions from there on are the current hand's). Search's
+  ``belief`` setting needs it: it weighs each world by how likely the blueprint makes the other
+  seats' moves of the current hand there.
 - ``engine_options(options) -> dict`` and ``engine_actions(actions) -> list[int]`` (optional): the
   options a world rolls out under on the batched engine, and its actions as that engine replays
   them, where the engine plays an option's game without some of its decisions (the cooperative

@@ -141,9 +141,16 @@ class EngineRollouts:
             self._engines[size] = self._new(size)
         return self._engines[size]
 
-    def load(self, worlds: Sequence[World]) -> BatchedEngine:
+    def load(self, worlds: Sequence[World], upto: int | None = None) -> BatchedEngine:
         """A loader engine whose game ``k`` is world ``k`` (its deals replayed with its
-        actions)."""
+        actions; with ``upto``, only its first ``upto`` actions)."""
+        engine, _ = self._load(worlds, upto)
+        return engine
+
+    def _load(self, worlds: Sequence[World], upto: int | None,
+              ) -> tuple[BatchedEngine, np.ndarray]:
+        """``load``, and every world's actions as replayed (``int64[T, len(worlds)]``, -1 after
+        a shorter history), all of them, not only the first ``upto``."""
         from cahoots_envs.core.numba_kernels import seed_states
 
         w = len(worlds)
@@ -161,8 +168,40 @@ class EngineRollouts:
         history = np.full((longest, w), -1, np.int64)
         for k, actions in enumerate(replays):
             history[: len(actions), k] = actions
-        loader.step_histories(history)
-        return loader
+        loader.step_histories(history if upto is None else history[:upto])
+        return loader, history
+
+    def log_likelihoods(self, worlds: Sequence[World], seat: int, start: int, policy: Any,
+                        scale: float = 1.0) -> np.ndarray:
+        """Per world: the log-probability of the other seats' moves in its actions from
+        ``start`` on (the current hand: the sampler's ``hand_start``), each under ``policy``'s
+        softmax of ``scale`` times its logits over the legal moves, at the observation that seat
+        had there in the world (its moves before ``start`` are the same in every world of a
+        decision and its own moves carry no weight). ``policy`` has ``logits(observations)``
+        (a network); every row of every step goes through one forward pass."""
+        loader, history = self._load(worlds, start)
+        w = len(worlds)
+        rows_at, obs_at, masks_at, moves_at = [], [], [], []
+        for t in range(start, len(history)):
+            moves = history[t]
+            rows = np.flatnonzero((moves >= 0) & (loader.to_move[:w] != seat))
+            if rows.size:
+                rows_at.append(rows)
+                obs_at.append(loader.obs[rows])
+                masks_at.append(loader.mask[rows])
+                moves_at.append(moves[rows])
+            loader.step(moves)
+        out = np.zeros(w)
+        if not rows_at:
+            return out
+        rows = np.concatenate(rows_at)
+        logits = scale * np.asarray(policy.logits(np.concatenate(obs_at)), np.float64)
+        logits[np.concatenate(masks_at) == 0] = -np.inf
+        top = logits.max(axis=1, keepdims=True)
+        log_sum = np.log(np.exp(logits - top).sum(axis=1)) + top[:, 0]
+        moves = np.concatenate(moves_at)
+        np.add.at(out, rows, logits[np.arange(len(rows)), moves] - log_sum)
+        return out
 
     # ---- rollouts ---------------------------------------------------------------------------
     def values(self, worlds: Sequence[World], first: int, legal: Sequence[int], seat: int,

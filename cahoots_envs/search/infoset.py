@@ -58,6 +58,11 @@ class Infoset:
     def worth_searching(self) -> bool:
         return bool(self._sampler.worth_searching(self._game, self.seat))
 
+    def hand_start(self) -> int:
+        """How many actions the game had before the current hand's deal (public; the sampler's
+        ``hand_start``)."""
+        return int(self._sampler.hand_start(self._game))
+
     def knowledge(self) -> tuple[Any, ...]:
         return self._sampler.knowledge(self._game, self.seat)  # type: ignore[no-any-return]
 

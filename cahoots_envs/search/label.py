@@ -131,9 +131,9 @@ def label_positions(env_id: str, options: Mapping[str, Any] | None, positions: S
                                            min(s["worlds"], most)))
         else:
             searches.append(None)
-    if engine is not None:
+    if engine is not None and s["belief"] == 0:
         run_searches(engine, [x for x in searches if x is not None], bot._roller, s["gate"], seed)
-    else:  # the reference path: one position at a time, as the bot decides
+    else:  # the reference path, or beliefs: one position at a time, as the bot decides
         for search in searches:
             if search is not None:
                 _alone(bot, search)

@@ -85,11 +85,12 @@ GENERIC_DEFAULTS: dict[str, Any] = {
     "time_limit": None,
     "rollout": "blueprint",
     "engine": "auto",
+    "belief": 0.0,
 }
 KNOB_TYPES: dict[str, type] = {
     "worlds": int, "max_worlds": int, "max_rollouts": int, "max_candidates": int,
     "gate": float, "search_all": bool, "narrow": bool, "time_limit": float, "rollout": str,
-    "engine": str,
+    "engine": str, "belief": float,
 }
 ROLLOUT_CHOICES = ("blueprint", "heuristic")
 ENGINE_CHOICES = ("auto", "batched", "reference")
@@ -212,7 +213,22 @@ class SearchPolicy(BasePolicy):
         self.path = "reference" if self.settings["engine"] == "reference" else "undecided"
         if self.settings["engine"] == "batched":
             self._engine_rollouts()  # says now why it cannot
+        if self.settings["belief"] > 0:
+            self._check_belief()
         self.reseed(seed)
+
+    def _check_belief(self) -> None:
+        """The ``belief`` setting weighs worlds by the blueprint network's probabilities of the
+        others' moves, replayed on the engine: say now if this bot cannot."""
+        why = None
+        if not callable(getattr(self.blueprint, "logits", None)):
+            why = f"a network blueprint (one with logits), got {self.blueprint_spec}"
+        elif not callable(getattr(self.sampler, "hand_start", None)):
+            why = f"a world sampler with hand_start, which {self.env_id}'s lacks"
+        elif self._engine_rollouts() is None:
+            why = "rollouts on the batched engine, which this game or its options lack"
+        if why is not None:
+            raise ValueError(f"search setting belief needs {why}; use belief=0")
 
     def _engine_rollouts(self) -> EngineRollouts | None:
         """The engine rollouts, built on the first search (None on the reference path)."""
@@ -319,7 +335,8 @@ class SearchPolicy(BasePolicy):
         infosets = list(infosets)
         for info in infosets:
             self._check_infoset(info)
-        if self.settings["time_limit"] is not None or self.path == "reference":
+        if self.settings["time_limit"] is not None or self.path == "reference" or \
+                self.settings["belief"] > 0:
             return np.array([self.act_infoset(info) for info in infosets], np.int64)
         count = len(infosets)
         moves = np.zeros(count, np.int64)
@@ -430,6 +447,8 @@ class SearchPolicy(BasePolicy):
 
         b = legal.index(blueprint_move)
         values: list[list[float]] = []  # values[k][i]: world k, move legal[i]
+        # with ``belief``: per world, the log-likelihood of the others' moves this hand there
+        likelihoods: list[float] | None = [] if s["belief"] > 0 else None
         target = min(s["worlds"], most)
         cut = False
         engine = self._engine_rollouts()
@@ -439,7 +458,8 @@ class SearchPolicy(BasePolicy):
             self.stats.reference_searches += 1
         while True:
             if engine is not None and not cut:
-                cut = self._engine_worlds(engine, values, target, infoset, legal, seed, late)
+                cut = self._engine_worlds(engine, values, target, infoset, legal, seed, late,
+                                          likelihoods)
             while len(values) < target and not cut:
                 k = len(values)
                 cut = late()
@@ -465,7 +485,11 @@ class SearchPolicy(BasePolicy):
                 return blueprint_move
             v = np.asarray(values)
             self.last_search = (list(legal), v)
-            done, best, confident = judge(v, b, s["gate"], most)
+            weights = None
+            if likelihoods is not None:
+                log_w = np.asarray(likelihoods)
+                weights = np.exp(log_w - log_w.max())
+            done, best, confident = judge(v, b, s["gate"], most, weights)
             cut = cut or (not done and late())
             self.stats.timeouts += cut
             if done or cut:
@@ -474,9 +498,11 @@ class SearchPolicy(BasePolicy):
 
     def _engine_worlds(self, engine: EngineRollouts, values: list[list[float]], target: int,
                        infoset: Infoset, legal: list[int], seed: int,
-                       late: Callable[[], bool]) -> bool:
+                       late: Callable[[], bool], likelihoods: list[float] | None = None) -> bool:
         """Worlds ``len(values)..target-1`` rolled out on the engine, a chunk at a time, their
-        rows appended to ``values``; True when the clock cut the search short (the worlds of
+        rows appended to ``values`` (and, with a ``likelihoods`` list, each world's
+        log-likelihood of the others' moves this hand under the blueprint, the ``belief``
+        setting's, appended to it); True when the clock cut the search short (the worlds of
         the chunk being drawn are dropped, the chunks done are kept)."""
         n_moves = len(legal)
         per_chunk = max(1, CHUNK_ROWS // n_moves)
@@ -493,6 +519,10 @@ class SearchPolicy(BasePolicy):
                 if isinstance(saved, np.random.Generator):  # the bots' ties, per chunk
                     policy.rng = np.random.default_rng([seed, first, 2])
                 rows = engine.values(worlds, first, legal, infoset.seat, seed, policy)
+                if likelihoods is not None:
+                    likelihoods.extend(engine.log_likelihoods(
+                        worlds, infoset.seat, infoset.hand_start(), self.blueprint,
+                        self.settings["belief"]).tolist())
                 values.extend(rows.tolist())
                 self.stats.worlds += len(worlds)
                 self.stats.rollouts += rows.size

@@ -41,21 +41,39 @@ def gc_paused() -> Iterator[None]:
         gc.enable()
 
 
-def judge(values: np.ndarray, b: int, gate: float, most: int) -> tuple[bool, int, bool]:
+def judge(values: np.ndarray, b: int, gate: float, most: int,
+          weights: np.ndarray | None = None) -> tuple[bool, int, bool]:
     """The search's verdict on ``values[world, move]`` with the blueprint's move at index
     ``b``: ``(done, best, confident)``. ``best`` is the other move with the highest mean paired
     gain over the blueprint's; ``confident`` when that gain exceeds ``gate`` standard errors
     (the search then plays ``best``, else the blueprint's move); ``done`` when confident, when
-    no other move could still beat the blueprint's (hopeless), or at ``most`` worlds."""
+    no other move could still beat the blueprint's (hopeless), or at ``most`` worlds.
+
+    With ``weights`` (one per world, >= 0, not all 0: the ``belief`` setting's) the means are
+    weighted, and a gain's standard error is its weighted standard deviation (reliability
+    weights' unbiased variance) over the square root of the weights' effective sample size
+    ``(sum w)^2 / sum w^2``: equal weights give the unweighted verdict exactly."""
     n_worlds, n_moves = values.shape
     diffs = values - values[:, b : b + 1]
-    mean = diffs.mean(axis=0)
-    se = diffs.std(axis=0, ddof=1) / math.sqrt(n_worlds) if n_worlds > 1 else \
-        np.full(n_moves, np.inf)
+    if weights is None:
+        mean = diffs.mean(axis=0)
+        se = diffs.std(axis=0, ddof=1) / math.sqrt(n_worlds) if n_worlds > 1 else \
+            np.full(n_moves, np.inf)
+    else:
+        w = np.asarray(weights, np.float64)
+        w = w / w.sum()
+        mean = w @ diffs
+        spread = 1.0 - float(w @ w)  # 0 when one world holds all the weight
+        if n_worlds > 1 and spread > 1e-12:
+            variance = (w @ (diffs - mean) ** 2) / spread
+            se = np.sqrt(variance * float(w @ w))
+        else:
+            se = np.full(n_moves, np.inf)
     mean[b] = -np.inf
     best = int(np.argmax(mean))
     confident = bool(mean[best] > 0 and mean[best] > gate * se[best])
-    hopeless = bool(np.all((mean + gate * se)[np.arange(n_moves) != b] <= 0))
+    others = np.arange(n_moves) != b
+    hopeless = bool(np.all(mean[others] + gate * se[others] <= 0))
     return confident or hopeless or n_worlds >= most, best, confident
 
 

@@ -327,6 +327,12 @@ def _problem(game: TexasEuchre, seat: int) -> _Problem:
     return p
 
 
+def hand_start(game: TexasEuchre) -> int:
+    """How many actions the game had before the current round's deal (public): a world's
+    actions from there on are the current round's (``core/search.py``)."""
+    return _rounds(game)[-1].start
+
+
 def knowledge(game: TexasEuchre, seat: int) -> tuple[Any, ...]:
     """Per round: the dealer, the seat's dealt hand and every public event (discards with their
     cards, the seat's own draws, the throw down, plays), as faces."""
