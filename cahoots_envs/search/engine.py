@@ -176,8 +176,9 @@ class EngineRollouts:
         """Per world: the log-probability of the other seats' moves in its actions from
         ``start`` on (the current hand: the sampler's ``hand_start``), each under ``policy``'s
         softmax of ``scale`` times its logits over the legal moves, at the observation that seat
-        had there in the world (its moves before ``start`` are the same in every world of a
-        decision and its own moves carry no weight). ``policy`` has ``logits(observations)``
+        had there in the world as the engine loads it (``rollout_history``: where the hidden
+        order of events is drawn anew for it, that order; the others' moves before ``start``
+        are the same in every world of a decision and the seat's own carry no weight). ``policy`` has ``logits(observations)``
         (a network); every row of every step goes through one forward pass."""
         loader, history = self._load(worlds, start)
         w = len(worlds)

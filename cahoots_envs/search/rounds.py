@@ -52,7 +52,8 @@ def judge(values: np.ndarray, b: int, gate: float, most: int,
     With ``weights`` (one per world, >= 0, not all 0: the ``belief`` setting's) the means are
     weighted, and a gain's standard error is its weighted standard deviation (reliability
     weights' unbiased variance) over the square root of the weights' effective sample size
-    ``(sum w)^2 / sum w^2``: equal weights give the unweighted verdict exactly."""
+    ``(sum w)^2 / sum w^2`` (infinite below two worlds' worth): equal weights give the
+    unweighted verdict exactly."""
     n_worlds, n_moves = values.shape
     diffs = values - values[:, b : b + 1]
     if weights is None:
@@ -63,11 +64,11 @@ def judge(values: np.ndarray, b: int, gate: float, most: int,
         w = np.asarray(weights, np.float64)
         w = w / w.sum()
         mean = w @ diffs
-        spread = 1.0 - float(w @ w)  # 0 when one world holds all the weight
-        if n_worlds > 1 and spread > 1e-12:
-            variance = (w @ (diffs - mean) ** 2) / spread
-            se = np.sqrt(variance * float(w @ w))
-        else:
+        squares = float(w @ w)  # 1 / the effective sample size
+        if squares <= 0.5:  # at least two worlds' worth of weight
+            variance = (w @ (diffs - mean) ** 2) / (1.0 - squares)
+            se = np.sqrt(variance * squares)
+        else:  # nearly one world holds the weight: no standard error to trust
             se = np.full(n_moves, np.inf)
     mean[b] = -np.inf
     best = int(np.argmax(mean))
