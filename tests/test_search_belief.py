@@ -96,16 +96,38 @@ def test_weighted_verdict_reduces_to_the_plain_one_and_follows_the_weight() -> N
     assert judge(values, 0, 0.5, 6, weights)[1:] == (1, True)
 
 
+@pytest.mark.parametrize("env_id", [TE, "cahoots_envs/kansas_city-v1",
+                                    "cahoots_envs/cahoots_tricks-v1"])
+def test_hand_start_is_where_the_current_hand_was_dealt(env_id: str) -> None:
+    """Replaying a game's history, its last deal comes exactly after ``hand_start`` actions."""
+    spec = cahoots_envs.game_spec(env_id)
+    opts = spec.resolve_options({"num_players": 4})
+    sampler = spec.require("world_sampler")
+    games, _ = record_game(env_id, opts, 6)
+    later = 0
+    for game in games[:-1:7]:
+        start = sampler.hand_start(game)
+        replay = spec.rules(opts, np.random.default_rng(0), game.deals)
+        dealt = []
+        for action in game.history:
+            dealt.append(len(replay.deals))
+            replay.apply(action)
+        dealt.append(len(replay.deals))
+        assert dealt[start] == len(game.deals) and (start == 0 or dealt[start - 1] < dealt[start])
+        later += start > 0
+    assert later or env_id.endswith("tricks-v1")
+
+
 def test_belief_knob_errors_are_one_clear_line() -> None:
     opts = cahoots_envs.game_spec(TE).resolve_options({"num_players": 4})
     with pytest.raises(ValueError, match=r"belief needs a network blueprint .* got heuristic"):
         SearchPolicy(TE, opts, belief=1.0)
     with pytest.raises(ValueError, match="belief is a number >= 0"):
         SearchPolicy(TE, opts, belief=-1.0)
-    kc = "cahoots_envs/kansas_city-v1"
-    kc_opts = cahoots_envs.game_spec(kc).resolve_options({"num_players": 4})
+    coop = "cahoots_envs/cahoots_coop-v1"
+    coop_opts = cahoots_envs.game_spec(coop).resolve_options({"num_players": 3})
     with pytest.raises(ValueError, match="hand_start"):
-        SearchPolicy(kc, kc_opts, blueprint=_network(kc, kc_opts), blueprint_name="net",
+        SearchPolicy(coop, coop_opts, blueprint=_network(coop, coop_opts), blueprint_name="net",
                      belief=1.0)
     with pytest.raises(ValueError, match="batched engine"):
         SearchPolicy(TE, opts, blueprint=_network(TE, opts), blueprint_name="net",

@@ -178,8 +178,9 @@ class EngineRollouts:
         softmax of ``scale`` times its logits over the legal moves, at the observation that seat
         had there in the world as the engine loads it (``rollout_history``: where the hidden
         order of events is drawn anew for it, that order; the others' moves before ``start``
-        are the same in every world of a decision and the seat's own carry no weight). ``policy`` has ``logits(observations)``
-        (a network); every row of every step goes through one forward pass."""
+        are the same in every world of a decision and the seat's own carry no weight).
+        ``policy`` has ``logits(observations)`` (a network); every row of every step goes
+        through one forward pass."""
         loader, history = self._load(worlds, start)
         w = len(worlds)
         rows_at, obs_at, masks_at, moves_at = [], [], [], []

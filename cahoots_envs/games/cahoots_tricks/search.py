@@ -113,6 +113,12 @@ def _unknown_sizes(game: CahootsTricks) -> list[int]:
     return [game.hands[s].bit_count() - game.known[s].bit_count() for s in range(game.num_players)]
 
 
+def hand_start(game: CahootsTricks) -> int:
+    """0: a game is one hand, so a world's actions are all the current hand's
+    (``core/search.py``)."""
+    return 0
+
+
 def knowledge(game: CahootsTricks, seat: int) -> tuple[Any, ...]:
     deal = game.deals[0]
     return (

@@ -463,6 +463,12 @@ def _plan(game: KansasCity, seat: int) -> _Plan:
     return plan
 
 
+def hand_start(game: KansasCity) -> int:
+    """How many actions the game had before the current hand's deal (public): a world's
+    actions from there on are the current hand's (``core/search.py``)."""
+    return len(game.history) - len(_replay(game)[-1].steps)
+
+
 def knowledge(game: KansasCity, seat: int) -> tuple[Any, ...]:
     """Everything ``seat`` knows: its own cards each hand, the public log (the others' passes and
     upgrades without their cards), the rank profiles where backs show ranks, the constraints."""
