@@ -234,7 +234,7 @@ class _HandPlan:
     played: list[list[int]]
     captured: list[tuple[int, list[int]]]
     knowledge: tuple[Any, ...]
-    packed: np.ndarray | None  # the compiled sampler's copy (``_packed``), made on first use
+    packed: np.ndarray | None  # the compiled sampler's copy (``search_kernel.pack``), made once
 
 
 def _suits_lacking(voids: int) -> int:
@@ -475,16 +475,7 @@ def knowledge(game: KansasCity, seat: int) -> tuple[Any, ...]:
     return _plan(game, seat).knowledge
 
 
-# ---- the compiled sampler's plan: one int64 array -------------------------------------------
-# header fields (``_packed``), then the sections at the offsets the header gives
-(H_N, H_SEAT, H_POOL, H_SLOTS, H_FORCED, H_NEEDS, H_DECLINES, H_EVENTS, H_EXCHANGED, H_OWN_PASS,
- H_RECEIVED, H_OWN_DEALT, H_PASSES, H_TEMPLATE, H_HOLES, H_UPGRADE_BASE, H_OUT,
- O_ALLOWED, O_TARGET, O_FCARD, O_FCOUNT, O_FCANDS, O_NSEAT, O_NNEED, O_NCOUNT, O_NOWN, O_DSEAT,
- O_DNEED, O_FACEUP, O_EVSEAT, O_PSEAT, O_PPROF, O_PRANKS, O_PCOUNTS, O_TEMPLATE, O_HOLES,
- HEADER) = range(37)
-DONE, NEED_MORE, EXHAUSTED = 0, 1, 2  # ``search_kernel.fill``'s status
-
-
+# ---- the compiled sampler (``search_kernel.py``, with numba) ---------------------------------
 class _Kernel:
     """The compiled sampler's module once imported (``search_kernel.py``); False without
     numba."""
@@ -496,72 +487,6 @@ def _load_kernel() -> ModuleType:
     from cahoots_envs.games.kansas_city import search_kernel  # imports numba
 
     return search_kernel
-
-
-_COMBO_TABLES: dict[int, np.ndarray] = {}
-
-
-def _combo_table(hand_size: int) -> np.ndarray:
-    """The pass action of each set of hand positions, indexed by the positions' bit set."""
-    table = _COMBO_TABLES.get(hand_size)
-    if table is None:
-        table = np.full(1 << hand_size, -1, np.int64)
-        for combo, index in COMBO_INDEX[hand_size].items():
-            table[sum(1 << p for p in combo)] = index
-        _COMBO_TABLES[hand_size] = table
-    return table
-
-
-def _padded(profile: tuple[tuple[int, int], ...] | None) -> list[tuple[int, int]]:
-    """A pass's rank profile as ``RANKS`` (rank mask, count) pairs, zeros after its own."""
-    pairs = list(profile or ())
-    return pairs + [(0, 0)] * (RANKS - len(pairs))
-
-
-def _packed(hp: _HandPlan, game: KansasCity, seat: int) -> np.ndarray:
-    """The hand plan of ``seat`` as the compiled sampler reads it (cached on the plan)."""
-    if hp.packed is not None:
-        return hp.packed
-    n, slots = game.num_players, hp.slots
-    specs = hp.pass_specs if hp.exchanged else [(s, None) for s in hp.pending_seats]
-    sections: list[list[int]] = [
-        [allowed for allowed, _ in slots],
-        [target for _, target in slots],
-        [card for card, _ in hp.forced],
-        [len(c) for _, c in hp.forced],
-        [i for _, c in hp.forced for i in c + [0] * (len(slots) - len(c))],
-        [s for s, _, _ in hp.needs],
-        [need for _, need, _ in hp.needs],
-        [len(own) for _, _, own in hp.needs],
-        [i for _, _, own in hp.needs for i in own + [0] * (len(slots) - len(own))],
-        [s for s, _ in hp.declines],
-        [need for _, need in hp.declines],
-        list(hp.faceup_by_seat),
-        [s for s, _ in hp.upgrades],
-        [s for s, _ in specs],
-        [-1 if profile is None else len(profile) for _, profile in specs],
-        [m for _, profile in specs for m, _ in _padded(profile)],
-        [c for _, profile in specs for _, c in _padded(profile)],
-        list(hp.template),
-        [x for hole in hp.holes for x in hole],
-    ]
-    header = [0] * HEADER
-    header[H_N], header[H_SEAT], header[H_POOL] = n, seat, hp.pool
-    header[H_SLOTS], header[H_FORCED], header[H_NEEDS] = len(slots), len(hp.forced), len(hp.needs)
-    header[H_DECLINES], header[H_EVENTS] = len(hp.declines), len(hp.events)
-    header[H_EXCHANGED], header[H_OWN_PASS] = int(hp.exchanged), hp.own_pass
-    header[H_RECEIVED], header[H_OWN_DEALT] = hp.received, hp.own_dealt
-    header[H_PASSES], header[H_TEMPLATE], header[H_HOLES] = (
-        len(specs), len(hp.template), len(hp.holes))
-    header[H_UPGRADE_BASE] = game.upgrade_base
-    header[H_OUT] = len(hp.events) + 3 * n + len(hp.template)
-    at = HEADER
-    for k, section in enumerate(sections):
-        header[O_ALLOWED + k] = at
-        at += len(section)
-    packed = np.array(header + [x for section in sections for x in section], np.int64)
-    hp.packed = packed
-    return packed
 
 
 # ---- sampling -----------------------------------------------------------------------------------
@@ -712,18 +637,20 @@ def _sample_hand(hp: _HandPlan, game: KansasCity, seat: int, rng: np.random.Gene
     if kernel is None:
         ev_cards, held = _fill(hp, game.num_players, rng)
         return _complete(hp, game, seat, ev_cards, held, rng.random(_pass_draws(hp)).tolist())
-    packed = _packed(hp, game, seat)
-    out = np.empty(packed[H_OUT], np.int64)
+    if hp.packed is None:
+        hp.packed = kernel.pack(hp, game, seat)
+    packed = hp.packed
+    out = np.empty(packed[kernel.H_OUT], np.int64)
     size = 2 * (len(hp.needs) + len(hp.forced) + len(hp.slots))
     stream = rng.random(size)
     status = kernel.fill(packed, stream, FILL_TRIES, out)
-    while status == NEED_MORE:  # a try failed: the next try's numbers, as ``_fill`` draws them
+    while status == kernel.NEED_MORE:  # a try failed: the next try's numbers, as ``_fill`` draws
         stream = np.concatenate([stream, rng.random(size)])
         status = kernel.fill(packed, stream, FILL_TRIES, out)
-    if status != DONE:  # every try failed: the matching fallback
+    if status != kernel.DONE:  # every try failed: the matching fallback
         ev_cards, held = _match(hp, game.num_players, rng)
         return _complete(hp, game, seat, ev_cards, held, rng.random(_pass_draws(hp)).tolist())
-    kernel.complete(packed, _combo_table(game.hand_size), rng.random(_pass_draws(hp)), out)
+    kernel.complete(packed, kernel.combo_table(game.hand_size), rng.random(_pass_draws(hp)), out)
     n, e = game.num_players, len(hp.events)
     flat = out.tolist()
     return (flat[:e], flat[e: e + n], flat[e + n: e + 2 * n], flat[e + 2 * n: e + 3 * n],

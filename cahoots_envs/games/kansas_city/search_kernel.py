@@ -5,59 +5,93 @@
 same uniform numbers, drawn in the same order, and make the same choices, so they give the same
 cards, passes and actions and leave the generator where the reference does
 (``tests/games/kansas_city/test_search.py`` compares them); the matching fallback after every
-try failed stays in Python. The hand plan arrives packed in one int64 array (``search._packed``:
-header fields, then sections). This module imports numba: only ``search.py`` imports it,
-lazily.
+try failed stays in Python. The hand plan arrives packed in one int64 array (``pack``: header
+fields, then sections). This module imports numba: only ``search.py`` imports it, lazily, and it
+imports nothing of ``search.py`` (no import cycle).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numba
 import numpy as np
 
-from cahoots_envs.games.kansas_city.rules import PASS_SIZE, RANKS
-from cahoots_envs.games.kansas_city.search import (
-    DONE,
-    EXHAUSTED,
-    H_DECLINES,
-    H_EVENTS,
-    H_EXCHANGED,
-    H_FORCED,
-    H_HOLES,
-    H_N,
-    H_NEEDS,
-    H_OWN_DEALT,
-    H_OWN_PASS,
-    H_PASSES,
-    H_POOL,
-    H_RECEIVED,
-    H_SEAT,
-    H_SLOTS,
-    H_TEMPLATE,
-    H_UPGRADE_BASE,
-    NEED_MORE,
-    O_ALLOWED,
-    O_DNEED,
-    O_DSEAT,
-    O_EVSEAT,
-    O_FACEUP,
-    O_FCANDS,
-    O_FCARD,
-    O_FCOUNT,
-    O_HOLES,
-    O_NCOUNT,
-    O_NNEED,
-    O_NOWN,
-    O_NSEAT,
-    O_PCOUNTS,
-    O_PPROF,
-    O_PRANKS,
-    O_PSEAT,
-    O_TARGET,
-    O_TEMPLATE,
-)
+from cahoots_envs.games.kansas_city.rules import PASS_COMBOS, PASS_SIZE, RANKS, KansasCity
 
-__all__ = ["complete", "fill"]
+# the packed hand plan (``pack``): header fields, then the sections at the offsets the header
+# gives
+(H_N, H_SEAT, H_POOL, H_SLOTS, H_FORCED, H_NEEDS, H_DECLINES, H_EVENTS, H_EXCHANGED, H_OWN_PASS,
+ H_RECEIVED, H_OWN_DEALT, H_PASSES, H_TEMPLATE, H_HOLES, H_UPGRADE_BASE, H_OUT,
+ O_ALLOWED, O_TARGET, O_FCARD, O_FCOUNT, O_FCANDS, O_NSEAT, O_NNEED, O_NCOUNT, O_NOWN, O_DSEAT,
+ O_DNEED, O_FACEUP, O_EVSEAT, O_PSEAT, O_PPROF, O_PRANKS, O_PCOUNTS, O_TEMPLATE, O_HOLES,
+ HEADER) = range(37)
+DONE, NEED_MORE, EXHAUSTED = 0, 1, 2  # ``fill``'s status
+
+
+COMBO_TABLES: dict[int, np.ndarray] = {}
+
+
+def combo_table(hand_size: int) -> np.ndarray:
+    """The pass action of each set of hand positions, indexed by the positions' bit set."""
+    table = COMBO_TABLES.get(hand_size)
+    if table is None:
+        table = np.full(1 << hand_size, -1, np.int64)
+        for index, combo in enumerate(PASS_COMBOS[hand_size]):
+            table[sum(1 << p for p in combo)] = index
+        COMBO_TABLES[hand_size] = table
+    return table
+
+
+def padded(profile: tuple[tuple[int, int], ...] | None) -> list[tuple[int, int]]:
+    """A pass's rank profile as ``RANKS`` (rank mask, count) pairs, zeros after its own."""
+    pairs = list(profile or ())
+    return pairs + [(0, 0)] * (RANKS - len(pairs))
+
+
+def pack(hp: Any, game: KansasCity, seat: int) -> np.ndarray:
+    """``search._HandPlan`` ``hp`` of ``seat`` as the kernels read it: one int64 array."""
+    n, slots = game.num_players, hp.slots
+    specs = hp.pass_specs if hp.exchanged else [(s, None) for s in hp.pending_seats]
+    sections: list[list[int]] = [
+        [allowed for allowed, _ in slots],
+        [target for _, target in slots],
+        [card for card, _ in hp.forced],
+        [len(c) for _, c in hp.forced],
+        [i for _, c in hp.forced for i in c + [0] * (len(slots) - len(c))],
+        [s for s, _, _ in hp.needs],
+        [need for _, need, _ in hp.needs],
+        [len(own) for _, _, own in hp.needs],
+        [i for _, _, own in hp.needs for i in own + [0] * (len(slots) - len(own))],
+        [s for s, _ in hp.declines],
+        [need for _, need in hp.declines],
+        list(hp.faceup_by_seat),
+        [s for s, _ in hp.upgrades],
+        [s for s, _ in specs],
+        [-1 if profile is None else len(profile) for _, profile in specs],
+        [m for _, profile in specs for m, _ in padded(profile)],
+        [c for _, profile in specs for _, c in padded(profile)],
+        list(hp.template),
+        [x for hole in hp.holes for x in hole],
+    ]
+    header = [0] * HEADER
+    header[H_N], header[H_SEAT], header[H_POOL] = n, seat, hp.pool
+    header[H_SLOTS], header[H_FORCED], header[H_NEEDS] = len(slots), len(hp.forced), len(hp.needs)
+    header[H_DECLINES], header[H_EVENTS] = len(hp.declines), len(hp.events)
+    header[H_EXCHANGED], header[H_OWN_PASS] = int(hp.exchanged), hp.own_pass
+    header[H_RECEIVED], header[H_OWN_DEALT] = hp.received, hp.own_dealt
+    header[H_PASSES], header[H_TEMPLATE], header[H_HOLES] = (
+        len(specs), len(hp.template), len(hp.holes))
+    header[H_UPGRADE_BASE] = game.upgrade_base
+    header[H_OUT] = len(hp.events) + 3 * n + len(hp.template)
+    at = HEADER
+    for k, section in enumerate(sections):
+        header[O_ALLOWED + k] = at
+        at += len(section)
+    return np.array(header + [x for section in sections for x in section], np.int64)
+
+
+__all__ = ["combo_table", "complete", "fill", "pack"]
 
 
 @numba.njit(cache=True)
