@@ -49,7 +49,6 @@ from typing import Any
 
 from cahoots_envs.core.game import Game
 
-
 History = tuple[list[dict[str, Any]], list[int]]  # a game's deals (one per hand) and actions
 
 

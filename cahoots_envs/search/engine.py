@@ -141,16 +141,17 @@ class EngineRollouts:
             self._engines[size] = self._new(size)
         return self._engines[size]
 
-    def load(self, worlds: Sequence[World], upto: int | None = None) -> BatchedEngine:
+    def load(self, worlds: Sequence[World]) -> BatchedEngine:
         """A loader engine whose game ``k`` is world ``k`` (its deals replayed with its
-        actions; with ``upto``, only its first ``upto`` actions)."""
-        engine, _ = self._load(worlds, upto)
+        actions)."""
+        engine, _ = self._load(worlds, None)
         return engine
 
     def _load(self, worlds: Sequence[World], upto: int | None,
               ) -> tuple[BatchedEngine, np.ndarray]:
-        """``load``, and every world's actions as replayed (``int64[T, len(worlds)]``, -1 after
-        a shorter history), all of them, not only the first ``upto``."""
+        """``load`` with only each world's first ``upto`` actions replayed (None: all), and
+        every world's actions as replayed (``int64[T, len(worlds)]``, -1 after a shorter
+        history), all of them."""
         from cahoots_envs.core.numba_kernels import seed_states
 
         w = len(worlds)

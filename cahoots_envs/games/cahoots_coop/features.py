@@ -37,7 +37,6 @@ from typing import Any, ClassVar
 import numpy as np
 
 from cahoots_envs.core.policy import optional_module
-
 from cahoots_envs.games.cahoots_coop.bot_weights import OWN_HAND, REACH_SCALE
 from cahoots_envs.games.cahoots_coop.encoder import (
     GOAL_FIELD_OFFSETS,

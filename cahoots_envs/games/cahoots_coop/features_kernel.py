@@ -53,14 +53,13 @@ def lookahead_rows(obs: np.ndarray, offsets: np.ndarray, num_players: int, kinds
         for k in range(kinds):
             hand[k] = int(np.rint(row[o_hand + k]))
             left = 2 - hand[k] - int(np.rint(row[o_played + k]))
-            if left < 0:
-                left = 0
+            left = max(left, 0)
             if num_players > 1:
                 seen = 0
                 for j in range(num_players - 1):
                     seen += int(np.rint(row[o_others + j * kinds + k]))
                 left -= seen  # as the numpy code: clipped once more below
-            unseen[k] = left if left > 0 else 0
+            unseen[k] = max(0, left)
             total += unseen[k]
         for p in range(piles):
             tops[p] = _first_max(row, o_tops + p * kinds, kinds)
@@ -107,7 +106,7 @@ def lookahead_rows(obs: np.ndarray, offsets: np.ndarray, num_players: int, kinds
                     for k in range(kinds):
                         if bits >> k & 1:
                             mine = hand[k] - 1 if k == kind else hand[k]
-                            w += unseen[k] + own_hand * (mine if mine > 0 else 0)
+                            w += unseen[k] + own_hand * max(0, mine)
                 r = 1.0 - math.exp(-w / reach_scale) if w > 0 else 0.0
                 f[2 + s] = r
                 reach_sum += r

@@ -513,13 +513,6 @@ def _held_ok(held: list[int], hp: _HandPlan) -> bool:
     return all(held[s] & need for s, need in hp.declines)
 
 
-def _units(hp: _HandPlan) -> list[tuple[int, int]]:
-    """The fill's units in their first order: each decline's need, each forced card, each
-    slot (``_fill``)."""
-    return ([(2, k) for k in range(len(hp.needs))] + [(1, k) for k in range(len(hp.forced))]
-            + [(0, i) for i in range(len(hp.slots))])
-
-
 def _pass_draws(hp: _HandPlan) -> int:
     """How many uniform numbers the passes of a hand's sampling read (``_complete``)."""
     return PASS_SIZE * (len(hp.pass_specs) if hp.exchanged else len(hp.pending_seats))
@@ -534,12 +527,13 @@ def _fill(hp: _HandPlan, n: int, rng: np.random.Generator) -> tuple[list[int], l
     its numbers from ``rng`` (``2 * units``), unit ``u`` reading numbers ``2u`` and ``2u + 1``
     (``search_kernel.fill`` reads the same)."""
     slots, forced, needs = hp.slots, hp.forced, hp.needs
-    units = _units(hp)
+    units = ([(2, k) for k in range(len(needs))] + [(1, k) for k in range(len(forced))]
+             + [(0, i) for i in range(len(slots))])
     for _ in range(FILL_TRIES):
-        draws = rng.random(2 * len(units)).tolist()
         left = hp.pool
         cards = [0] * len(slots)
         held = [0] * n
+        draws = rng.random(2 * len(units)).tolist()
         dead = -1
         for u, (kind, k) in enumerate(units):
             x = draws[2 * u]

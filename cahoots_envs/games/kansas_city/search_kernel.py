@@ -17,6 +17,7 @@ from typing import Any
 import numba
 import numpy as np
 
+from cahoots_envs.core.numba_kernels import lowest_bit_index, nth_set_bit, popcount64
 from cahoots_envs.games.kansas_city.rules import PASS_COMBOS, PASS_SIZE, RANKS, KansasCity
 
 # the packed hand plan (``pack``): header fields, then the sections at the offsets the header
@@ -94,37 +95,17 @@ def pack(hp: Any, game: KansasCity, seat: int) -> np.ndarray:
 __all__ = ["combo_table", "complete", "fill", "pack"]
 
 
-@numba.njit(cache=True)
-def _count(mask: int) -> int:
-    c = 0
-    while mask:
-        mask &= mask - 1
-        c += 1
-    return c
-
-
-@numba.njit(cache=True)
+@numba.njit(inline="always", cache=True)
 def _nth_bit(mask: int, k: int) -> int:
-    for _ in range(k):
-        mask &= mask - 1
-    return mask & -mask
-
-
-@numba.njit(cache=True)
-def _index(low: int) -> int:
-    """The card of a one-bit mask."""
-    c = 0
-    while low > 1:
-        low >>= 1
-        c += 1
-    return c
+    """The ``k``-th lowest card of ``mask`` (from 0), as a one-bit mask."""
+    return np.int64(1) << nth_set_bit(np.uint64(mask), k)
 
 
 @numba.njit(cache=True)
 def _pick(mask: int, draws: np.ndarray, at: int, count: int) -> int:
     """``search._pick`` with ``draws[at : at + count]``."""
     out = 0
-    size = _count(mask)
+    size = popcount64(np.uint64(mask))
     for j in range(count):
         low = _nth_bit(mask, int(draws[at + j] * size))
         out |= low
@@ -198,7 +179,7 @@ def fill(plan: np.ndarray, stream: np.ndarray, tries: int, out: np.ndarray) -> i
                 if choice == 0:
                     dead = u
                     break
-                low = _nth_bit(choice, int(x * _count(choice)))
+                low = _nth_bit(choice, int(x * popcount64(choice)))
                 i = k
             else:  # a forced card (1) or a decline's need (2): a slot among those listed
                 if kind == 1:
@@ -218,7 +199,7 @@ def fill(plan: np.ndarray, stream: np.ndarray, tries: int, out: np.ndarray) -> i
                 i = free[int(x * m)]
                 choice = left & plan[o_allowed + i] & need
                 low = choice if kind == 1 else _nth_bit(
-                    choice, int(stream[base + 2 * u + 1] * _count(choice)))
+                    choice, int(stream[base + 2 * u + 1] * popcount64(choice)))
             cards[i] = low
             left ^= low
             slot_target = plan[o_target + i]
@@ -241,7 +222,7 @@ def fill(plan: np.ndarray, stream: np.ndarray, tries: int, out: np.ndarray) -> i
         return EXHAUSTED
     for i in range(n_slots):
         if plan[o_target + i] >= 0:
-            out[plan[o_target + i]] = _index(cards[i])
+            out[plan[o_target + i]] = lowest_bit_index(cards[i])
     out[plan[H_EVENTS]: plan[H_EVENTS] + n] = held
     return DONE
 
