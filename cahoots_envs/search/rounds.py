@@ -29,7 +29,7 @@ def gc_paused() -> Iterator[None]:
     after, errors included). A search makes many short-lived objects (worlds, their histories
     and records), nearly all freed as they go by reference counting, and each collection the
     allocations trigger walks every long-lived object (the world samplers' caches): about a
-    fifth of Kansas City's labelling time, measured (docs/search.md). What the collector would
+    fifth of one game's labelling time, measured (docs/search.md). What the collector would
     have found is found at its next run. Also a decorator (``@gc_paused()``)."""
     if not gc.isenabled():
         yield
