@@ -169,8 +169,9 @@ class ActionScoringPolicy(BasePolicy):
         self._w_f = np.ascontiguousarray(w1[hidden + emb : hidden + emb + segments])
         self._w_c = np.ascontiguousarray(w1[hidden + emb + segments :])  # computed features
         self._action_bias = self.embedding @ w1[hidden:hidden + emb] + self.head[0][1]  # (A, H1)
-        self._feature_index = (np.asarray(self.offsets)[:, None]
-                               + np.arange(num_actions)[None, :])  # (S, A)
+        # (S, A); int64 also with no segments (an empty float index cannot index)
+        self._feature_index = (np.asarray(self.offsets, np.int64)[:, None]
+                               + np.arange(num_actions)[None, :])
 
     # ---- shape ----------------------------------------------------------------------------
     @property

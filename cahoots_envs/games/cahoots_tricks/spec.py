@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cahoots_envs.core.spec import GameSpec
-from cahoots_envs.games.cahoots_tricks import encoder, search, state, text, view
+from cahoots_envs.games.cahoots_tricks import encoder, features, search, state, text, view
 from cahoots_envs.games.cahoots_tricks.bot import HeuristicPolicy
 from cahoots_envs.games.cahoots_tricks.rules import CahootsTricks
 
@@ -19,4 +19,6 @@ SPEC = GameSpec(
     state_layout=state,
     view=view,
     batched="cahoots_envs.games.cahoots_tricks.batched",
+    # per-move features networks may compute from the observation (policies/scoring.py)
+    extras={"play_features": {"tactics": features.tactics}},
 )
