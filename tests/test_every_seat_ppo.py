@@ -93,7 +93,8 @@ def test_a_tiny_run_trains_and_saves_a_policy_that_plays_with_numpy_alone(
     meta = json.loads((run_dir / "policy.json").read_text())
     assert meta["training"]["algorithm"].startswith("every-seat PPO")
     assert meta["training"]["timesteps"] >= 400
-    assert meta["training"]["every_seat_ppo"] == {"self_play_games": 6, "games": 12}
+    assert meta["training"]["every_seat_ppo"] == {"self_play_games": 6, "games": 12,
+                                                  "network": "mlp"}
     assert meta["architecture"]["layer_sizes"][1:] == [16, 85]
     assert "time/total_timesteps" in (run_dir / "progress.csv").read_text()
     # the saved policy loads and plays a whole game of legal moves with torch out of reach
@@ -124,6 +125,49 @@ def test_the_section_is_checked_as_the_config_loads(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"^every_seat_ppo\.self_play_share must be in \[0, 1\], "
                        r"got 1\.5$"):
         load_config(tiny_config(tmp_path, self_play_share=1.5))
+
+
+SCORING = {"type": "action_scoring", "trunk_sizes": [8], "embedding_size": 4, "head_sizes": [8],
+           "action_segments": [], "computed": "tactics"}
+
+
+def test_an_action_scoring_actor_trains_clones_and_saves(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``network: {type: action_scoring, computed: tactics}``: cloned by
+    ``clone_action_scorer``, trained by PPO (its weights move), saved as an action-scoring
+    policy that computes its features as it plays; the critic stays an MLP."""
+    pytest.importorskip("torch")
+    pytest.importorskip("numba")
+    from cahoots_envs.policies.loading import load_policy
+    from cahoots_envs.policies.scoring import ActionScoringPolicy
+    from cahoots_envs.training.train import main
+
+    config = yaml.safe_load(tiny_config(tmp_path, network=SCORING).read_text())  # type: ignore[arg-type]
+    config.update(env_id="cahoots_tricks-v1", env_options={"num_players": 4}, seed=4)
+    (tmp_path / "tiny.yaml").write_text(yaml.safe_dump(config))
+    assert main(["--config", str(tmp_path / "tiny.yaml"), "--runs-dir", str(tmp_path / "runs"),
+                 "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "action scoring epoch 1/1" in out and "the clone it started from" in out
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    meta = json.loads((run_dir / "policy.json").read_text())
+    assert meta["training"]["every_seat_ppo"]["network"] == "action_scoring"
+    assert meta["architecture"]["computed_features"]["name"] == "tactics"
+    trained = load_policy(str(run_dir / "policy.safetensors"), "cahoots_tricks-v1", {})
+    cloned = load_policy(str(run_dir / "checkpoints" / "cloned.safetensors"),
+                         "cahoots_tricks-v1", {})
+    assert isinstance(trained, ActionScoringPolicy) and isinstance(cloned, ActionScoringPolicy)
+    moved = [not np.array_equal(a, b) for a, b in
+             zip(trained.tensors().values(), cloned.tensors().values())]
+    assert any(moved)  # PPO changed the clone's weights
+
+
+def test_the_network_setting_is_checked_as_the_config_loads(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"^every_seat_ppo\.network\.type must be action_scoring"):
+        load_config(tiny_config(tmp_path, network={"type": "mlp"}))  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match=r"computed features 'nope' are not offered by "
+                       r"texas_euchre"):
+        load_config(tiny_config(tmp_path, network={**SCORING, "computed": "nope"}))  # type: ignore[arg-type]
 
 
 def test_the_saved_actor_is_the_trained_one() -> None:

@@ -220,15 +220,12 @@ def test_an_action_scoring_network_with_computed_features_runs_end_to_end(
     out = capsys.readouterr().out
     assert "iteration 2: 20 positions" in out and "the clone it started from" in out
     # the positions kept are the endgame's (the search bot's worth_searching)
+    from cahoots_envs.training.actors import scoring_actor
     from cahoots_envs.training.config import TrainConfig
-    from cahoots_envs.training.expert_iteration import ScoringActor
 
     train_config = TrainConfig(env_id="cahoots_coop-v1", env_options={"num_players": 3},
                                n_envs=8, team=True)
-    from cahoots_envs.envinfo import env_info
-
-    info = env_info("cahoots_coop-v1", {"num_players": 3})
-    actor = ScoringActor(train_config, info, {k: v for k, v in network.items() if k != "type"})
+    actor = scoring_actor(train_config, network, "expert_iteration", "expert iteration")
     found = collect_positions(train_config, ExpertIterationConfig(take=0.5, only_searched=True),
                               actor.policy(False, 4), None, 12, 16, seed=4)
     sampler = cahoots_envs.game_spec("cahoots_coop").require("world_sampler")

@@ -19,8 +19,11 @@ before its first decision of a rollout (a deal's own pay) reach no transition: n
 caused them.
 
 The actor is a plain MLP (``obs -> hidden ... -> logits``, illegal logits ``-inf``) so the
-trained network saves as an ``MLPPolicy`` and acts with numpy alone; the critic is a separate
-MLP on the same observation (a critic that reads ``state()`` is not built). The PPO is a compact
+trained network saves as an ``MLPPolicy`` and acts with numpy alone, or, with ``network: {type:
+action_scoring, ...}`` in the section, an action-scoring network (``training/actors.py``: a score
+per move from the observation and the move's own features, e.g. a game's computed per-move
+feature set; it saves as an ``ActionScoringPolicy`` and acts with numpy too; its clone is
+``clone_action_scorer``'s); the critic is a separate MLP on the same observation (a critic that reads ``state()`` is not built). The PPO is a compact
 torch implementation rather than TorchRL: the data is turn-based and masked, with a variable
 number of decisions per seat between rewards, and the bookkeeping that matters (per-seat
 transition chains) is ours either way; the update itself is a few lines of torch.
@@ -31,7 +34,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -41,6 +44,12 @@ import numpy as np
 from cahoots_envs.core.policy import Policy
 from cahoots_envs.errors import IllegalActionError
 from cahoots_envs.policies.network import MLPPolicy
+from cahoots_envs.training.actors import (
+    ScoringActor,
+    check_network,
+    network_problems,
+    scoring_actor,
+)
 from cahoots_envs.training.config import ConfigError, PPOConfig, TrainConfig
 from cahoots_envs.training.pool import OpponentPool, SnapshotRotation
 from cahoots_envs.training.run import CsvLog, Evaluator, Trained, check_engine
@@ -56,11 +65,21 @@ class EverySeatConfig:
     step; ``net_arch``: the actor's and the critic's hidden layers)."""
 
     self_play_share: float = 0.5  # games where the network plays every seat; pool games else
+    # {}: the actor is the MLP of ppo.net_arch; {type: action_scoring, ...}: an action-scoring
+    # network (actors.SCORING_DEFAULTS), the critic staying the MLP of ppo.net_arch
+    network: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:  # checked as the config loads, before any work
+        problems = network_problems(self.network)
         if not 0.0 <= self.self_play_share <= 1.0:
-            raise ConfigError(f"{SECTION}.self_play_share must be in [0, 1], got "
-                              f"{self.self_play_share}")
+            problems.append(f"self_play_share must be in [0, 1], got {self.self_play_share}")
+        if problems:
+            raise ConfigError("; ".join(f"{SECTION}.{p}" for p in problems))
+
+    def check_config(self, config: TrainConfig) -> None:
+        """With the env known (as the config loads): the network's segments and computed
+        features exist for it."""
+        check_network(config, self.network, SECTION)
 
 
 # ---- per-seat credit ------------------------------------------------------------------------
@@ -134,33 +153,43 @@ def masked_logits(logits: Any, masks: Any) -> Any:
     return logits.masked_fill(~torch.as_tensor(masks).bool(), float("-inf"))
 
 
-def build_network(obs_size: int, num_actions: int, arch: list[int], activation: str) -> Any:
+def build_network(obs_size: int, num_actions: int, arch: list[int], activation: str,
+                  scorer: ScoringActor | None = None) -> Any:
     """Actor and critic, two MLPs on the observation; the actor laid out as SB3's
     (``mlp_extractor.policy_net`` + ``action_net``), so ``MLPPolicy.from_sb3`` copies it and
-    ``imitation.behaviour_clone`` fits it (the methods it calls are here)."""
+    ``imitation.behaviour_clone`` fits it (the methods it calls are here). With ``scorer`` the
+    actor is its action-scoring network instead (``net.scorer``; the per-move features it reads
+    are computed from the observation as it goes) and the critic stays the MLP."""
     import torch
     from torch import nn
 
     class Extractor(nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            self.policy_net = mlp([obs_size, *arch], activation)
+            if scorer is None:
+                self.policy_net = mlp([obs_size, *arch], activation)
             self.value_net = mlp([obs_size, *arch], activation)
 
     class ActorCritic(nn.Module):
         def __init__(self) -> None:
             super().__init__()
             self.mlp_extractor = Extractor()
-            self.action_net = nn.Linear(arch[-1], num_actions)
+            if scorer is None:
+                self.action_net = nn.Linear(arch[-1], num_actions)
             self.value_head = nn.Linear(arch[-1], 1)
             for m in self.modules():  # SB3's initialisation: orthogonal, small policy output
                 if isinstance(m, nn.Linear):
                     nn.init.orthogonal_(m.weight, 2 ** 0.5)
                     nn.init.zeros_(m.bias)
-            nn.init.orthogonal_(self.action_net.weight, 0.01)
+            if scorer is None:
+                nn.init.orthogonal_(self.action_net.weight, 0.01)
+            else:
+                self.scorer = scorer.net  # its own initialisation (or the clone's weights)
             nn.init.orthogonal_(self.value_head.weight, 1.0)
 
         def logits(self, obs: Any) -> Any:
+            if scorer is not None:
+                return self.scorer(obs, scorer.features(obs.detach().numpy()))
             return self.action_net(self.mlp_extractor.policy_net(obs))
 
         def predict_values(self, obs: Any) -> Any:
@@ -369,14 +398,28 @@ def train(config: TrainConfig, run_dir: Path, resume: bool, evaluator: Evaluator
                 if config.pool.snapshot_draw == "rollout" else None)
     games = EverySeatGames(config, section, pool)
     p = config.ppo
+    scorer = None
+    if section.network:
+        if config.pool.latest > 0:
+            raise ConfigError(f"{SECTION}.network: an action-scoring network cannot play in the "
+                              f"pool as 'latest' (pool.latest {config.pool.latest}); set "
+                              "pool.latest: 0 (snapshots of it can)")
+        scorer = scoring_actor(config, section.network, SECTION, "every-seat PPO")
     net = build_network(games.engine.obs.shape[1], games.engine.mask.shape[1],
-                        list(p.net_arch), p.activation)
+                        list(p.net_arch), p.activation, scorer)
+
+    def export() -> Any:
+        """The actor as a numpy policy (saves, plays in the pool and the evaluations)."""
+        return MLPPolicy.from_sb3(net) if scorer is None else scorer.policy()
+
     pretrain_stats = None
     if config.pretrain.games > 0:
-        pretrain_stats = pretrain(config, SimpleNamespace(policy=net), evaluator, run_dir)
-    latest = MLPPolicy.from_sb3(net)
-    latest.name = "latest"
+        pretrain_stats = (pretrain(config, SimpleNamespace(policy=net), evaluator, run_dir)
+                          if scorer is None else scorer.pretrain(evaluator, run_dir))
+    latest = None
     if config.pool.latest > 0:
+        latest = MLPPolicy.from_sb3(net)
+        latest.name = "latest"
         pool.set_only("latest", "latest", latest)
     optimizer = torch.optim.Adam(net.parameters(), lr=p.learning_rate, eps=1e-5)
     progress = CsvLog(run_dir / "progress.csv")
@@ -388,7 +431,8 @@ def train(config: TrainConfig, run_dir: Path, resume: bool, evaluator: Evaluator
     while steps < config.total_timesteps:
         if rotation is not None:
             rotation.draw()
-        latest.layers = MLPPolicy.from_sb3(net).layers
+        if latest is not None:
+            latest.layers = MLPPolicy.from_sb3(net).layers
         batch = games.rollout(net, p.n_steps, generator)
         before, steps = steps, steps + int(batch.ledger.decided.sum())
         net.train()
@@ -400,14 +444,16 @@ def train(config: TrainConfig, run_dir: Path, resume: bool, evaluator: Evaluator
                       "episodes": len(returns), "seconds": round(time.time() - t0, 1),
                       **{k: round(v, 5) for k, v in stats.items()}})
         if crossed(steps, before, config.pool.snapshot_every):
-            snap = MLPPolicy.from_sb3(net)
+            snap = export()
             snap.name = f"snapshot_{steps}"
             add_snapshot(pool, rotation, snap)
         if crossed(steps, before, config.eval.every):
-            text = evaluator.check(MLPPolicy.from_sb3(net), steps, seed=config.seed + steps)
+            text = evaluator.check(export(), steps, seed=config.seed + steps)
             print(f"[{steps:,} steps, {time.time() - t0:.0f}s] eval: {text}", flush=True)
-    return Trained(learner=MLPPolicy.from_sb3(net), timesteps=steps, seconds=time.time() - t0,
+    return Trained(learner=export(), timesteps=steps, seconds=time.time() - t0,
                    description=DESCRIPTION,
                    metadata={"behaviour_cloning": pretrain_stats,
                              "every_seat_ppo": {"self_play_games": int(games.self_play.sum()),
-                                                "games": config.n_envs}})
+                                                "games": config.n_envs,
+                                                "network": "mlp" if scorer is None else
+                                                "action_scoring"}})

@@ -51,6 +51,7 @@ from cahoots_envs.core.game import Game
 from cahoots_envs.envinfo import env_info
 from cahoots_envs.policies.loading import load_policy
 from cahoots_envs.policies.network import MLPPolicy
+from cahoots_envs.training.actors import check_network, network_problems, scoring_actor
 from cahoots_envs.training.config import ConfigError, TrainConfig
 from cahoots_envs.training.run import CsvLog, Evaluator, Trained, check_engine
 
@@ -82,40 +83,13 @@ class ExpertIterationConfig:
     epochs: int = 4
     batch_size: int = 256
     learning_rate: float = 1e-4
-    # {} the MLP of ppo.net_arch; {type: action_scoring, ...}: see SCORING_DEFAULTS
+    # {} the MLP of ppo.net_arch; {type: action_scoring, ...}: see actors.SCORING_DEFAULTS
     network: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:  # checked as the config loads, before any work
         from cahoots_envs.search.policy import check_knobs
 
-        problems = []
-        if not isinstance(self.network, dict):
-            problems.append(f"network is a mapping (type: action_scoring, ...), got "
-                            f"{self.network!r}")
-        elif self.network:
-            kind = self.network.get("type")
-            unknown = sorted(set(self.network) - set(SCORING_DEFAULTS) - {"type"})
-            if kind != "action_scoring":
-                problems.append(f"network.type must be action_scoring (or leave network out "
-                                f"for the MLP of ppo.net_arch), got {kind!r}")
-            elif unknown:
-                problems.append(f"network: unknown keys {', '.join(unknown)}; known: type, "
-                                f"{', '.join(SCORING_DEFAULTS)}")
-            else:
-                merged = {**SCORING_DEFAULTS, **self.network}
-                for name in ("trunk_sizes", "head_sizes"):
-                    sizes = merged[name]
-                    if not isinstance(sizes, list) or not sizes or \
-                            not all(isinstance(x, int) and x >= 1 for x in sizes):
-                        problems.append(f"network.{name} is a list of sizes >= 1, got {sizes!r}")
-                if not isinstance(merged["embedding_size"], int) or merged["embedding_size"] < 1:
-                    problems.append(f"network.embedding_size must be >= 1, got "
-                                    f"{merged['embedding_size']!r}")
-                if merged["activation"] not in ("relu", "tanh"):
-                    problems.append(f"network.activation is relu or tanh, got "
-                                    f"{merged['activation']!r}")
-                if not isinstance(merged["action_segments"], list):
-                    problems.append("network.action_segments is a list of layout segments")
+        problems = network_problems(self.network)
         if self.positions < 1:
             problems.append(f"positions must be >= 1, got {self.positions}")
         if self.max_moves < 2:
@@ -153,45 +127,7 @@ class ExpertIterationConfig:
     def check_config(self, config: TrainConfig) -> None:
         """With the env known (as the config loads): the network's segments and computed
         features exist for it."""
-        if not self.network:
-            return
-        try:
-            info = env_info(config.env_id, config.game_options())
-        except ValueError:
-            return  # the env's own error is raised where the env is checked
-        scoring_inputs(info, {**SCORING_DEFAULTS, **self.network})
-
-
-# the action-scoring network's settings (``network:``), beside ``type: action_scoring``
-SCORING_DEFAULTS: dict[str, Any] = {
-    "trunk_sizes": [64],
-    "embedding_size": 16,
-    "head_sizes": [64],
-    "activation": "relu",
-    "direct": True,
-    "action_segments": [],
-    "computed": None,  # a per-move feature set the game offers (extras["play_features"])
-}
-
-
-def scoring_inputs(info: Any, settings: dict[str, Any]) -> tuple[list[int], Any, Any]:
-    """What the action-scoring network of ``settings`` reads in ``info``'s env: its segments'
-    offsets, its computed-features record (None without) and their function; ``ConfigError``
-    (one line) for a segment or feature set the env lacks."""
-    from cahoots_envs.policies.scoring import computed_features, segment_offsets
-
-    try:
-        offsets = segment_offsets(info.layout, settings["action_segments"], info.num_actions)
-        if not settings["computed"]:
-            return offsets, None, None
-        record = {"game": info.spec.name, "name": str(settings["computed"]), "size": 0,
-                  "num_players": int(info.options["num_players"])}
-        function = computed_features(record)
-    except ValueError as e:
-        raise ConfigError(f"{SECTION}.network: {e}") from None
-    probe = np.zeros((1, info.layout.size), np.float32)
-    record["size"] = int(function(probe, info.num_actions).shape[-1])
-    return offsets, record, function
+        check_network(config, self.network, SECTION)
 
 
 # ---- the network ----------------------------------------------------------------------------
@@ -230,89 +166,9 @@ class MlpActor:
         return self.net.logits(obs)
 
 
-class ScoringActor:
-    """The action-scoring network (``ScoringNet``; exported as an ``ActionScoringPolicy``)."""
-
-    kind = "action_scoring"
-
-    def __init__(self, config: TrainConfig, info: Any, settings: dict[str, Any]) -> None:
-        from cahoots_envs.training.scoring import ScoringNet
-
-        self.config, self.info = config, info
-        s = {**SCORING_DEFAULTS, **settings}
-        self.settings = s
-        self.offsets, self.record, self._features = scoring_inputs(info, s)
-        size = 0 if self.record is None else int(self.record["size"])
-        self.net = ScoringNet(info.layout.size, int(info.num_actions), self.offsets,
-                              s["trunk_sizes"], s["embedding_size"], s["head_sizes"],
-                              s["activation"], bool(s["direct"]), size)
-
-    def policy(self, deterministic: bool = True, seed: int | None = None) -> Any:
-        from cahoots_envs.training.scoring import export_policy
-
-        return export_policy(self.net, self.settings["action_segments"], self.offsets,
-                             self.record, deterministic=deterministic, seed=seed)
-
-    def load(self, policy: Any) -> None:
-        import torch
-
-        tensors = {k: torch.from_numpy(np.asarray(v, np.float32)) for k, v in policy.tensors().items()}
-        try:
-            self.net.load_state_dict(tensors)
-        except RuntimeError as e:
-            raise ConfigError(f"{SECTION}: the policy's weights do not fit network "
-                              f"{self.settings}: {str(e).splitlines()[0]}") from None
-
-    def start(self, spec: str) -> None:
-        from cahoots_envs.policies.scoring import ActionScoringPolicy
-
-        try:
-            policy = load_policy(spec, self.config.env_id, self.config.env_options,
-                                 seed=self.config.seed)
-        except (ValueError, OSError) as e:
-            raise ConfigError(f"{SECTION}.start: {e}") from None
-        if not isinstance(policy, ActionScoringPolicy) or policy.computed != self.record:
-            raise ConfigError(f"{SECTION}.start: {spec!r} is not an action-scoring policy with "
-                              f"the computed features {self.record}")
-        self.load(policy)
-
-    def pretrain(self, evaluator: Evaluator, run_dir: Path) -> dict[str, Any]:
-        """The behaviour clone of ``pretrain`` (``clone_action_scorer``), evaluated at step 0
-        and saved as the run's clone."""
-        from cahoots_envs.training.maskable_ppo import finish_clone, teacher_demonstrations
-        from cahoots_envs.training.scoring import clone_action_scorer
-
-        config, p, s = self.config, self.config.pretrain, self.settings
-        t0 = time.time()
-        demos = teacher_demonstrations(config)
-        clone, stats = clone_action_scorer(
-            demos, config.env_id, config.env_options, s["action_segments"],
-            trunk_sizes=s["trunk_sizes"], embedding_size=s["embedding_size"],
-            head_sizes=s["head_sizes"], activation=s["activation"], direct=bool(s["direct"]),
-            computed=s["computed"] or None, epochs=p.epochs, batch_size=p.batch_size,
-            lr=p.learning_rate, seed=config.seed, log=lambda m: print(m, flush=True))
-        self.load(clone)
-        return finish_clone(config, evaluator, run_dir, clone, len(demos),
-                            {"loss": stats["loss"], "agreement": stats["agreement"]}, t0,
-                            "expert iteration")
-
-    def features(self, obs: np.ndarray) -> Any:
-        import torch
-
-        from cahoots_envs.training.scoring import features_in_chunks
-
-        if self._features is None:
-            return None
-        return torch.from_numpy(features_in_chunks(self._features, obs, self.info.num_actions))
-
-    def logits(self, obs: Any, features: Any) -> Any:
-        return self.net(obs, features)
-
-
 def make_actor(config: TrainConfig, section: ExpertIterationConfig, info: Any) -> Any:
     if section.network:
-        return ScoringActor(config, info, {k: v for k, v in section.network.items()
-                                           if k != "type"})
+        return scoring_actor(config, section.network, SECTION, "expert iteration")
     from cahoots_envs.training.every_seat_ppo import build_network
 
     return MlpActor(build_network(info.layout.size, int(info.num_actions),

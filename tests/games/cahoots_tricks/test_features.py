@@ -68,7 +68,7 @@ def test_the_features_are_computed_in_batches_and_check_their_input() -> None:
     opts = CahootsTricks.OPTIONS.resolve({})
     size = CahootsTricks.layout(opts).size
     game = CahootsTricks(opts, np.random.default_rng(5), None)
-    rows = []
+    rows: list[np.ndarray] = []
     while not game.is_over and len(rows) < 40:
         obs = np.zeros(size, np.float32)
         game.encode(game.current_player, obs)
