@@ -13,6 +13,11 @@ Rows (every lineup of a row plays the same deals: game g is dealt by seed ``--se
   as the reference, then ``search``) in one seat against 3 heuristic bots, its seat rotating with
   the game (seat g mod 4). The figure is its win share (a k-way tie counts 1/k; chance is 0.25).
 
+Plain ``search`` is each game's default search (``policies.loading.default_search_spec``): since
+2026-12-02 in Kansas City and Texas Euchre ``search@rollout=heuristic:zoo:<game>``, which is the
+lineup's name in the files; search over the heuristic (``search:heuristic``, the default before)
+is the lineup named ``search``, as the files always named it.
+
 Each finished game is appended to ``--out`` at once (default
 ``benchmarks/results/search_strength.jsonl``); a rerun skips the games already there, so an
 interrupted run continues where it stopped. ``--paired A B`` prints, per row and opponent, the
@@ -98,7 +103,8 @@ def play_one(task: tuple[str, str, int, int, str]) -> dict[str, Any]:
         specs[seat] = candidate
     # one object per seat: a search seat's stats are its own
     lineup = []
-    for s, spec in enumerate(specs):
+    for s, name in enumerate(specs):
+        spec = spec_of(name)
         policy = _policy(spec, env_id, options) if not spec.startswith("search") else \
             __import__("cahoots_envs").load_policy(spec, env_id, options, seed=s)
         lineup.append(policy)
@@ -251,6 +257,25 @@ def for_row(candidate: str, row: str) -> str:
     return candidate.replace("{game}", ROWS[row][0].split("-")[0])
 
 
+def lineup_name(candidate: str, row: str) -> str:
+    """The lineup ``candidate`` plays in ``row``, as the results files name it: ``{game}``
+    filled in; plain ``search`` is the game's default search at the row's options
+    (``default_search_spec``: the zoo network with heuristic rollouts in Kansas City and Texas
+    Euchre since 2026-12-02); search over the heuristic, ``search:heuristic``, is named
+    ``search``, as every results file has named it."""
+    candidate = for_row(candidate, row)
+    if candidate == "search":
+        from cahoots_envs.policies.loading import default_search_spec
+
+        candidate = default_search_spec(*ROWS[row])
+    return "search" if candidate == "search:heuristic" else candidate
+
+
+def spec_of(name: str) -> str:
+    """The policy spec a lineup name loads (``lineup_name`` undone)."""
+    return "search:heuristic" if name == "search" else name
+
+
 def path_costs(rows: list[str], games: int, seed: int, candidate_spec: str) -> str:
     """The ``--paths`` table: per row, ms per searched decision on each rollout path."""
     import cahoots_envs
@@ -259,7 +284,7 @@ def path_costs(rows: list[str], games: int, seed: int, candidate_spec: str) -> s
     lines = [("| row | searched decisions | worlds / rollouts per decision (reference; engine) "
               "| reference ms | engine ms | engine / reference |"), "|---|---|---|---|---|---|"]
     for row in rows:
-        candidate = for_row(candidate_spec, row)
+        candidate = spec_of(lineup_name(candidate_spec, row))
         env_id, options = ROWS[row]
         spec = cahoots_envs.game_spec(env_id)
         opts = spec.resolve_options(options)
@@ -293,7 +318,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=500, help="games per lineup (default 500)")
     parser.add_argument("--seed", type=int, default=0, help="game g is dealt by seed SEED+g")
     parser.add_argument("--candidate", default="search",
-                        help="the search spec measured (default 'search' = search:heuristic)")
+                        help="the search spec measured (default 'search': each game's default "
+                        "search; the lineup over the heuristic is named 'search' in the files)")
     parser.add_argument("--opponent", default="heuristic",
                         help="the policy in the other seats of the competitive rows")
     parser.add_argument("--workers", type=int, default=1, help="processes (results do not depend on it)")
@@ -341,15 +367,16 @@ def main(argv: list[str] | None = None) -> int:
     import cahoots_envs
 
     try:  # a bad spec fails now, not in a worker
-        for spec in (args.candidate, args.opponent):
-            for row in args.rows:
-                if spec != args.opponent or not row.startswith("coop"):
-                    cahoots_envs.load_policy(spec, ROWS[row][0], ROWS[row][1])
+        names = {row: lineup_name(args.candidate, row) for row in args.rows}
+        for row in args.rows:
+            cahoots_envs.load_policy(spec_of(names[row]), ROWS[row][0], ROWS[row][1])
+            if not row.startswith("coop"):
+                cahoots_envs.load_policy(spec_of(args.opponent), ROWS[row][0], ROWS[row][1])
     except (ValueError, cahoots_envs.NotAvailableError) as e:
         parser.error(str(e))
     done = {(r["row"], r["candidate"], opponent_of(r), r["game"]) for r in read_done(args.out)}
     tasks = [(row, cand, g, args.seed + g, args.opponent) for row in args.rows
-             for cand in dict.fromkeys(("heuristic", args.candidate)) for g in range(args.games)
+             for cand in dict.fromkeys(("heuristic", names[row])) for g in range(args.games)
              if (row, cand, "" if row.startswith("coop") else args.opponent, g) not in done]
     print(f"{len(tasks)} games to play ({len(done)} already in {args.out}); "
           f"{platform.processor() or platform.machine()}, {args.workers} worker(s)", flush=True)

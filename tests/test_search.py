@@ -95,6 +95,41 @@ def test_search_specs_and_knobs() -> None:
         cahoots_envs.load_policy("search")
 
 
+def test_plain_search_plays_each_games_default() -> None:
+    """``search`` with no blueprint named is the game's ``DEFAULT_SEARCH`` where its blueprint
+    plays the env's options (Kansas City and Texas Euchre: the zoo network, the heuristic playing
+    the rollouts), with a spec's own knobs winning; elsewhere, and in the other games, search
+    over the heuristic. A default that cannot load for another reason is an error, not a
+    silent fallback."""
+    from cahoots_envs.policies.loading import default_search_spec
+
+    for game in ("kansas_city", "texas_euchre"):
+        env_id = f"{game}-v1"
+        bot = cahoots_envs.load_policy("search", env_id, seed=1)
+        assert bot.blueprint_spec == f"zoo:{game}" and bot.settings["rollout"] == "heuristic"
+        assert default_search_spec(env_id) == f"search@rollout=heuristic:zoo:{game}"
+        mine = cahoots_envs.load_policy("search@rollout=blueprint,worlds=4", env_id, seed=1)
+        assert mine.blueprint_spec == f"zoo:{game}"
+        assert (mine.settings["rollout"], mine.settings["worlds"]) == ("blueprint", 4)
+        named = cahoots_envs.load_policy("search:heuristic", env_id, seed=1)
+        assert named.blueprint_spec == "heuristic" and named.settings["rollout"] == "blueprint"
+    for env_id, options in (("kansas_city-v1", {"num_players": 5}),
+                            ("kansas_city-v1", {"card_backs": "hidden"}),
+                            ("texas_euchre-v1", {"num_players": 3}),
+                            ("cahoots_tricks-v1", {}), ("cahoots_coop-v1", {"num_players": 3})):
+        bot = cahoots_envs.load_policy("search", env_id, options, seed=1)
+        assert bot.blueprint_spec == "heuristic", (env_id, options)
+        assert default_search_spec(env_id, options) == "search:heuristic"
+    sampler = cahoots_envs.game_spec("kansas_city").require("world_sampler")
+    kept = sampler.DEFAULT_SEARCH
+    try:
+        sampler.DEFAULT_SEARCH = "search:zoo:no_such_entry"
+        with pytest.raises(ValueError, match="no zoo policy 'no_such_entry'"):
+            cahoots_envs.load_policy("search", "kansas_city-v1")
+    finally:
+        sampler.DEFAULT_SEARCH = kept
+
+
 def test_search_settings_are_range_checked_and_given_once() -> None:
     """A repeated setting, or a budget no decision could finish, is one line naming the setting,
     before any work."""
@@ -286,3 +321,11 @@ def test_search_strength_pairs_a_lineup_with_an_earlier_run(tmp_path, capsys) ->
         with pytest.raises(SystemExit):
             bench.main([*argv, "--out", str(now)])
         assert message in capsys.readouterr().err.strip().splitlines()[-1]
+    # plain ``search`` is each game's default; the lineup over the heuristic keeps its name
+    assert bench.lineup_name("search", "kansas_city") == "search@rollout=heuristic:zoo:kansas_city"
+    assert bench.lineup_name("search", "cahoots_tricks") == "search"
+    assert bench.lineup_name("search:heuristic", "texas_euchre") == "search"
+    assert bench.lineup_name("search:zoo:{game}", "texas_euchre") == "search:zoo:texas_euchre"
+    assert bench.spec_of("search") == "search:heuristic"
+    assert bench.spec_of("search@rollout=heuristic:zoo:kansas_city") == \
+        "search@rollout=heuristic:zoo:kansas_city"

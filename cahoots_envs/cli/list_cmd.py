@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from cahoots_envs.policies.loading import builtin_specs, list_policies
+    from cahoots_envs.policies.loading import builtin_specs, default_search_spec, list_policies
     from cahoots_envs.registry import list_envs, make_raw
 
     out: dict[str, Any] = {"envs": [], "policies": []}
@@ -26,10 +26,13 @@ def cmd_list(args: argparse.Namespace) -> int:
             {"name": o.name, "default": o.default, "accepts": o.describe(), "doc": o.doc}
             for o in cls.OPTIONS if o.name not in ("num_players", "reward_mode")
         ]
+        builtins = builtin_specs(env_id)
         out["envs"].append({
             "id": env_id, "title": cls.TITLE, "players": list(cls.PLAYER_COUNTS),
             "default_players": cls.DEFAULT_PLAYERS, "cooperative": bool(cls.COOPERATIVE),
-            "options": options, "builtin_policies": builtin_specs(env_id),
+            "options": options, "builtin_policies": builtins,
+            # what plain 'search' plays at the env's default options
+            "default_search": default_search_spec(env_id) if "search" in builtins else None,
         })
     for meta in list_policies():
         out["policies"].append({
@@ -71,7 +74,11 @@ def cmd_list(args: argparse.Namespace) -> int:
             for part in textwrap.wrap(p["description"], 52):
                 print(f"  {'':<24} {part}")
     print()
-    print("Search bots (use with play/eval; 'search' is search:heuristic):")
+    print("Search bots (use with play/eval):")
+    print(f"  {'search':<24} each game's default (at its default options):")
+    for env in out["envs"]:
+        if env["default_search"]:
+            print(f"    {env['id'].split('/', 1)[1]:<22} {env['default_search']}")
     print("  search:<spec>            over any bot or zoo policy: search:zoo:kansas_city")
     print("  search@<knob>=<v>,...:<spec>")
     print(f"  {'':<24} with settings: search@worlds=16,gate=2.5:heuristic")

@@ -21,6 +21,11 @@ A game's ``games/<game>/search.py`` module is its world sampler. It offers:
 - ``worth_searching(game, seat) -> bool``: whether a decision of ``seat`` is searched at all
   (reads only what ``seat`` may know); the blueprint plays the others.
 - ``DEFAULTS``: the game's search settings (knobs of ``cahoots_envs.search.SearchPolicy``).
+- ``DEFAULT_SEARCH`` (optional): what plain ``search`` (no blueprint named) plays in this game, a
+  search spec ``search[@knob=value,...]:<blueprint spec>``, e.g. a shipped network as the
+  blueprint with the rule-based bot playing the rollouts; used wherever that blueprint may play
+  the env's options, else (and without it) ``search`` is search over the game's rule-based bot.
+  Knobs a spec gives win over the default's.
 - ``candidates(options, legal, blueprint_move) -> list[int]`` (optional): the moves a search
   compares at a decision with the legal moves ``legal`` (ascending; a subset holding
   ``blueprint_move``, from the options and the ids alone); without it every legal move (knob

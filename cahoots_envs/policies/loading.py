@@ -3,7 +3,9 @@
 A spec is ``"random"``, ``"heuristic"``, ``"zoo:<name>"`` (a policy shipped in
 ``cahoots_envs/policies/zoo/``; ``zoo:<game>`` is that game's best one), a path to a saved
 policy (``.safetensors``, its ``.json``, or a run folder holding ``policy.safetensors``), or a
-search bot over any of those: ``"search"`` (over the heuristic), ``"search:<spec>"``,
+search bot over any of those: ``"search"`` (the game's default search: its world sampler's
+``DEFAULT_SEARCH`` where that blueprint plays the env's options, else over the heuristic),
+``"search:<spec>"``,
 ``"search@<knob>=<value>,...:<spec>"`` (see ``cahoots_envs.search``).
 """
 
@@ -35,19 +37,51 @@ def load_heuristic(env_id: str, options: Mapping[str, Any] | None = None,
 def load_search_policy(spec: str, env_id: str | None, options: Mapping[str, Any] | None,
                        seed: int | None) -> BasePolicy:
     """``search[@knob=value,...][:<blueprint spec>]``: the settings checked, the game's world
-    sampler required, then the blueprint loaded (``heuristic`` when none is named) and handed to
-    a ``SearchPolicy`` (search ranks below policies: it takes loaded policies, not specs)."""
+    sampler required, then the blueprint loaded and handed to a ``SearchPolicy`` (search ranks
+    below policies: it takes loaded policies, not specs). Without a blueprint named, the game's
+    default (``default_search``)."""
     from cahoots_envs.search import SearchPolicy, parse_search_spec
 
     knobs, blueprint = parse_search_spec(spec)
     if env_id is None:
         raise ValueError(f"load_policy({spec!r}) needs the env_id it will play")
-    env_info(env_id, options).spec.require("world_sampler")  # before any blueprint is loaded
+    sampler = env_info(env_id, options).spec.require("world_sampler")  # before any blueprint
     if blueprint == "search" or blueprint.startswith(("search:", "search@")):
         raise ValueError("a search bot's blueprint is a plain policy, not another search bot")
-    loaded = load_policy(blueprint, env_id, options, seed=seed)
+    if spec.partition(":")[2]:
+        loaded = load_policy(blueprint, env_id, options, seed=seed)
+    else:
+        blueprint, loaded, defaults = default_search(sampler, env_id, options, seed)
+        knobs = {**defaults, **knobs}
     return SearchPolicy(env_id, options, blueprint=loaded, seed=seed, blueprint_name=blueprint,
                         **knobs)
+
+
+def default_search(sampler: Any, env_id: str, options: Mapping[str, Any] | None,
+                   seed: int | None) -> tuple[str, BasePolicy, dict[str, Any]]:
+    """What plain ``search`` plays in a game: the blueprint spec, the loaded blueprint and the
+    knobs of the sampler's ``DEFAULT_SEARCH`` where that blueprint may play ``options`` (a
+    network trained on other options raises ``IncompatiblePolicyError``, and then), else
+    ``("heuristic", <the rule-based bot>, {})``. A default that cannot load for another reason
+    (a damaged zoo file) raises."""
+    from cahoots_envs.search import parse_search_spec
+
+    named = getattr(sampler, "DEFAULT_SEARCH", None)
+    if named:
+        knobs, blueprint = parse_search_spec(named)
+        try:
+            return blueprint, load_policy(blueprint, env_id, options, seed=seed), knobs
+        except IncompatiblePolicyError:
+            pass
+    return "heuristic", load_heuristic(env_id, options, seed), {}
+
+
+def default_search_spec(env_id: str, options: Mapping[str, Any] | None = None) -> str:
+    """The full spec plain ``search`` stands for in ``env_id`` with ``options``
+    (``"search:heuristic"``, or e.g. ``"search@rollout=heuristic:zoo:kansas_city"``)."""
+    sampler = env_info(env_id, options).spec.require("world_sampler")
+    blueprint, _, _ = default_search(sampler, env_id, options, None)
+    return "search:heuristic" if blueprint == "heuristic" else str(sampler.DEFAULT_SEARCH)
 
 
 def _looks_up(path: Path, test: str) -> bool:
@@ -144,7 +178,7 @@ def list_policies() -> list[dict[str, Any]]:
 
 def builtin_specs(env_id: str) -> list[str]:
     """The built-in specs available for ``env_id`` (every game has a rule-based bot; games with
-    a world sampler have a search bot over it, ``search``)."""
+    a world sampler have a search bot, ``search``: ``default_search_spec`` says over what)."""
     specs = list(BUILTINS)
     if env_info(env_id).spec.has("world_sampler"):
         specs.append("search")

@@ -33,7 +33,8 @@ def is_search_spec(spec: Any) -> bool:
 
 def parse_search_spec(spec: str) -> tuple[dict[str, Any], str]:
     """``"search@worlds=16,gate=2.5:zoo:kansas_city"`` -> ``({"worlds": 16, "gate": 2.5},
-    "zoo:kansas_city")``; the blueprint defaults to ``"heuristic"``."""
+    "zoo:kansas_city")``; ``"heuristic"`` when no blueprint is named (``load_policy`` then plays
+    the game's default search, ``policies.loading.default_search``)."""
     head, _, blueprint = spec.partition(":")
     knobs: dict[str, Any] = {}
     if head != SPEC_PREFIX:

@@ -72,6 +72,12 @@ DEFAULTS: dict[str, Any] = {
     "gate": 2.0,
 }
 
+# what plain ``search`` plays (core/search.py): the shipped network decides the moves search
+# leaves alone and the default, the rule-based bot plays the rollouts. Over the heuristic
+# blueprint on the same 500 deals against 3 heuristic bots (docs/search.md, "Search over the zoo
+# networks, the heuristic playing the rollouts"): +0.055, 0.929 against 0.874
+DEFAULT_SEARCH = "search@rollout=heuristic:zoo:kansas_city"
+
 # the spread of one player's points in one hand around the table's mean, between heuristic bots
 # (150 games each; the seats' points are negatively correlated, which this spread includes)
 HAND_SPREAD = {4: 5.4, 5: 2.8}
