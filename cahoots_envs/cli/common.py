@@ -23,7 +23,8 @@ __all__ = ["POLICY_SPECS", "PROG", "Command", "Formatter", "PassOn", "UsageError
 
 PROG = "cahoots"
 # every policy spec play and eval take (cahoots_envs.policies.loading.load_policy)
-POLICY_SPECS = ("random, heuristic, search (a search bot over the heuristic), search:<spec> "
+POLICY_SPECS = ("random, heuristic, search (the game's default search bot, see 'cahoots list'), "
+                "search:<spec> "
                 "(a search bot over another spec, e.g. search:zoo:kansas_city), "
                 "search@<knob>=<value>,...:<spec> (with settings, e.g. "
                 "search@worlds=16:heuristic; docs/search.md), zoo:<name> (see 'cahoots list') "

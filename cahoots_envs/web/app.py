@@ -113,7 +113,7 @@ class Server:
         found = [{"id": "random", "label": "random moves"},
                  {"id": "heuristic", "label": "rule-based bot"}]
         if spec.has("world_sampler"):
-            found.append({"id": "search", "label": "search bot (over the rule-based bot)"})
+            found.append({"id": "search", "label": "search bot (the game's default search)"})
         for meta in list_policies():
             if meta.get("env_id") == spec.env_id:
                 found.append({"id": meta["spec"], "label": f"zoo network {meta['name']}"})
@@ -130,7 +130,9 @@ class Server:
             head, _, inner = policy_id.partition(":")
             if "time_limit=" not in head:
                 head += ("," if "@" in head else "@") + f"time_limit={SEARCH_TIME_LIMIT}"
-            return f"{head}:{self.policy_spec(inner or 'heuristic', spec)}"
+            if not inner:  # plain search: the game's default blueprint (load_search_policy)
+                return head
+            return f"{head}:{self.policy_spec(inner, spec)}"
         if policy_id in ("random", "heuristic") or policy_id.startswith("zoo:"):
             return policy_id
         if policy_id in self.files:
