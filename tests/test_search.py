@@ -97,13 +97,13 @@ def test_search_specs_and_knobs() -> None:
 
 def test_plain_search_plays_each_games_default() -> None:
     """``search`` with no blueprint named is the game's ``DEFAULT_SEARCH`` where its blueprint
-    plays the env's options (Kansas City and Texas Euchre: the zoo network, the heuristic playing
-    the rollouts), with a spec's own knobs winning; elsewhere, and in the other games, search
-    over the heuristic. A default that cannot load for another reason is an error, not a
+    plays the env's options (Kansas City, Texas Euchre and Cahoots tricks: the zoo network, the
+    heuristic playing the rollouts), with a spec's own knobs winning; elsewhere, and in the
+    cooperative game, search over the heuristic. A default that cannot load for another reason is an error, not a
     silent fallback."""
     from cahoots_envs.policies.loading import default_search_spec
 
-    for game in ("kansas_city", "texas_euchre"):
+    for game in ("kansas_city", "texas_euchre", "cahoots_tricks"):
         env_id = f"{game}-v1"
         bot = cahoots_envs.load_policy("search", env_id, seed=1)
         assert bot.blueprint_spec == f"zoo:{game}" and bot.settings["rollout"] == "heuristic"
@@ -116,7 +116,9 @@ def test_plain_search_plays_each_games_default() -> None:
     for env_id, options in (("kansas_city-v1", {"num_players": 5}),
                             ("kansas_city-v1", {"card_backs": "hidden"}),
                             ("texas_euchre-v1", {"num_players": 3}),
-                            ("cahoots_tricks-v1", {}), ("cahoots_coop-v1", {"num_players": 3})):
+                            ("cahoots_tricks-v1", {"num_players": 3}),
+                            ("cahoots_tricks-v1", {"scoring": "face_value"}),
+                            ("cahoots_coop-v1", {"num_players": 3})):
         bot = cahoots_envs.load_policy("search", env_id, options, seed=1)
         assert bot.blueprint_spec == "heuristic", (env_id, options)
         assert default_search_spec(env_id, options) == "search:heuristic"
@@ -323,7 +325,7 @@ def test_search_strength_pairs_a_lineup_with_an_earlier_run(tmp_path, capsys) ->
         assert message in capsys.readouterr().err.strip().splitlines()[-1]
     # plain ``search`` is each game's default; the lineup over the heuristic keeps its name
     assert bench.lineup_name("search", "kansas_city") == "search@rollout=heuristic:zoo:kansas_city"
-    assert bench.lineup_name("search", "cahoots_tricks") == "search"
+    assert bench.lineup_name("search", "coop-normal") == "search"
     assert bench.lineup_name("search:heuristic", "texas_euchre") == "search"
     assert bench.lineup_name("search:zoo:{game}", "texas_euchre") == "search:zoo:texas_euchre"
     assert bench.spec_of("search") == "search:heuristic"

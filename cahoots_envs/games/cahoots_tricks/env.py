@@ -235,6 +235,20 @@ The game has a world sampler for the search bots (`cahoots_envs.search`; module
   `outcome()`. Every decision is searched, from trick 1 (rollouts on the batched engine make
   the whole game affordable; docs/search.md, "Cahoots tricks: the search window").
 
+## Networks
+
+`zoo:cahoots_tricks` (since 2026-12-02) is an action-scoring network (`policies/scoring.py`) that
+reads, beside the observation, per-move features it computes from the observation itself
+(`features.py`, `tactics`: for a play, the share of the trick it would win if the trick ended
+now, the best other seat's share, the margin of your best suit over the best suit not yours, its
+cost; for keep and kill, what the card is worth kept or killed; the card's value and how its suit
+sits on the identity cards; the heuristic bot's own terms, so the observation and this env's
+version stay as they are). Cloned from the heuristic and trained by expert iteration
+(`configs/expert_iteration/cahoots_tricks.yaml`), it wins 0.934 against three random players
+(the heuristic: 0.913) and 0.419 against three heuristic bots (2,000 games a row, `cahoots
+strength cahoots_tricks`; docs/training.md). It plays the default options (4 players, card
+scoring).
+
 ## Batched engine
 
 `cahoots_envs.vector.make("cahoots_tricks-v1", num_envs=4096)` plays thousands of games in
