@@ -168,6 +168,12 @@ def test_the_network_setting_is_checked_as_the_config_loads(tmp_path: Path) -> N
     with pytest.raises(ConfigError, match=r"computed features 'nope' are not offered by "
                        r"texas_euchre"):
         load_config(tiny_config(tmp_path, network={**SCORING, "computed": "nope"}))  # type: ignore[arg-type]
+    config = yaml.safe_load(tiny_config(tmp_path, network=SCORING).read_text())  # type: ignore[arg-type]
+    config.update(env_id="cahoots_tricks-v1", env_options={"num_players": 4})
+    config["pool"]["latest"] = 1.0
+    (tmp_path / "latest.yaml").write_text(yaml.safe_dump(config))
+    with pytest.raises(ConfigError, match="cannot play in the pool as 'latest'"):
+        load_config(tmp_path / "latest.yaml")
 
 
 def test_the_saved_actor_is_the_trained_one() -> None:

@@ -23,7 +23,8 @@ trained network saves as an ``MLPPolicy`` and acts with numpy alone, or, with ``
 action_scoring, ...}`` in the section, an action-scoring network (``training/actors.py``: a score
 per move from the observation and the move's own features, e.g. a game's computed per-move
 feature set; it saves as an ``ActionScoringPolicy`` and acts with numpy too; its clone is
-``clone_action_scorer``'s); the critic is a separate MLP on the same observation (a critic that reads ``state()`` is not built). The PPO is a compact
+``clone_action_scorer``'s); the critic is a separate MLP on the same observation (a critic that
+reads ``state()`` is not built). The PPO is a compact
 torch implementation rather than TorchRL: the data is turn-based and masked, with a variable
 number of decisions per seat between rewards, and the bookkeeping that matters (per-seat
 transition chains) is ours either way; the update itself is a few lines of torch.
@@ -78,8 +79,12 @@ class EverySeatConfig:
 
     def check_config(self, config: TrainConfig) -> None:
         """With the env known (as the config loads): the network's segments and computed
-        features exist for it."""
+        features exist for it, and the pool holds no 'latest' copy of a scoring network."""
         check_network(config, self.network, SECTION)
+        if self.network and config.pool.latest > 0:
+            raise ConfigError(f"{SECTION}.network: an action-scoring network cannot play in the "
+                              f"pool as 'latest' (pool.latest {config.pool.latest}); set "
+                              "pool.latest: 0 (snapshots of it can)")
 
 
 # ---- per-seat credit ------------------------------------------------------------------------
@@ -399,11 +404,7 @@ def train(config: TrainConfig, run_dir: Path, resume: bool, evaluator: Evaluator
     games = EverySeatGames(config, section, pool)
     p = config.ppo
     scorer = None
-    if section.network:
-        if config.pool.latest > 0:
-            raise ConfigError(f"{SECTION}.network: an action-scoring network cannot play in the "
-                              f"pool as 'latest' (pool.latest {config.pool.latest}); set "
-                              "pool.latest: 0 (snapshots of it can)")
+    if section.network:  # check_config refused a 'latest' pool entry for it
         scorer = scoring_actor(config, section.network, SECTION, "every-seat PPO")
     net = build_network(games.engine.obs.shape[1], games.engine.mask.shape[1],
                         list(p.net_arch), p.activation, scorer)
