@@ -78,7 +78,7 @@ def default_search(sampler: Any, env_id: str, options: Mapping[str, Any] | None,
 
 def default_search_spec(env_id: str, options: Mapping[str, Any] | None = None) -> str:
     """The full spec plain ``search`` stands for in ``env_id`` with ``options``
-    (``"search:heuristic"``, or e.g. ``"search@rollout=heuristic:zoo:kansas_city"``)."""
+    (``"search:heuristic"``, or a sampler's default, e.g. ``"search@rollout=heuristic:zoo:<game>"``)."""
     sampler = env_info(env_id, options).spec.require("world_sampler")
     blueprint, _, _ = default_search(sampler, env_id, options, None)
     return "search:heuristic" if blueprint == "heuristic" else str(sampler.DEFAULT_SEARCH)

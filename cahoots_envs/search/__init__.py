@@ -8,7 +8,8 @@
 >>> move = bot.act_infoset(infoset(env))
 
 A spec ``search[@knob=value,...][:<blueprint spec>]`` loads a ``SearchPolicy`` through
-``load_policy`` (the blueprint defaults to ``heuristic``): ``search:zoo:kansas_city``,
+``load_policy`` (without a blueprint, the game's default search: its world sampler's
+``DEFAULT_SEARCH``, else over ``heuristic``): ``search:zoo:<game>``,
 ``search@worlds=16,gate=2.5:heuristic``. See ``cahoots_envs/search/policy.py`` for the knobs.
 ``label_positions`` searches many positions together on the batched engine (training labels;
 ``cahoots_envs/search/label.py``).
