@@ -87,6 +87,12 @@ def test_list_shows_envs_players_options_and_policies() -> None:
             assert line[26] == " " and line[27:].split()[0].endswith("-v1"), line
     data = json.loads(cahoots("list", "--json").stdout)
     assert {e["id"] for e in data["envs"]} == set(installed)
+    # what plain 'search' plays, per env, in the JSON and in the text
+    defaults = {e["id"].split("/")[1]: e["default_search"] for e in data["envs"]}
+    assert defaults["kansas_city-v1"] == "search@rollout=heuristic:zoo:kansas_city"
+    assert defaults["cahoots_coop-v1"] == "search:heuristic"
+    search = out.stdout.split("Search bots", 1)[1]
+    assert all(f"{env:<22} {spec}" in search for env, spec in defaults.items() if spec)
 
 
 def test_list_in_process_shows_every_registered_game(capsys) -> None:
