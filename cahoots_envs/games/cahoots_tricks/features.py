@@ -28,15 +28,21 @@ in order:
 The bot's score of a move is ``4 share + 0.5 margin - 0.3 cost`` for plays, ``12 keep_worth + 8
 kill_worth`` for keep/kill (plus ``12 kill_share`` with face-value scoring) and ``8 value`` for
 the draft: a linear read of the features picks among the bot's best moves (tested). Entries of
-moves that are not legal are computed all the same (the mask removes them).
+moves that are not legal are computed all the same (the mask removes them). With numba
+installed they are computed in one compiled call a batch (``features_kernel.py``, the same
+features bit for bit); this module's numpy code is the reference and the path without it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
+from types import ModuleType
+from typing import ClassVar
 
 import numpy as np
 
+from cahoots_envs.core.policy import optional_module
 from cahoots_envs.games.cahoots_tricks.encoder import NUM_SUITS, build_layout
 from cahoots_envs.games.cahoots_tricks.rules import NUM_TYPES, TRICKS, TYPE_SUIT, TYPE_VALUE
 
@@ -81,6 +87,32 @@ def tactics(observations: np.ndarray, num_players: int, num_actions: int) -> np.
                          f"not fit the {num_players}-player layout ({layout.size} entries, "
                          f"{VERBS * NUM_TYPES} actions)")
     o = layout.offsets
+    kernel = optional_module(_Kernel, "module", _load_kernel)
+    if kernel is not None:
+        out = np.zeros((len(obs), num_actions, len(TACTICS_FEATURES)), np.float32)
+        kernel.tactics_rows(np.ascontiguousarray(obs), num_players, o["identities"],
+                            o["suit_totals"], o["unseen"], o["trick_number"] + TRICKS - 1,
+                            o["scoring_winners"], out)
+        return out
+    return _tactics_numpy(obs, o, num_players, num_actions)
+
+
+class _Kernel:
+    """The compiled kernel's module once imported (``features_kernel.py``); False without
+    numba."""
+
+    module: ClassVar[ModuleType | bool | None] = None
+
+
+def _load_kernel() -> ModuleType:
+    from cahoots_envs.games.cahoots_tricks import features_kernel  # imports numba
+
+    return features_kernel
+
+
+def _tactics_numpy(obs: np.ndarray, o: Mapping[str, int], num_players: int,
+                   num_actions: int) -> np.ndarray:
+    """``tactics`` in numpy: the reference (and the path without numba)."""
     n = num_players
 
     def seg(name: str, size: int) -> np.ndarray:

@@ -114,3 +114,36 @@ def test_a_scoring_network_reads_the_features_alone() -> None:
     np.testing.assert_allclose(policy.logits(x), want, atol=1e-5)
     moves = policy.act_batch(x, np.stack(masks))
     assert all(m[a] for a, m in zip(moves, masks))
+
+
+@pytest.mark.parametrize("options", [
+    {"num_players": 4}, {"num_players": 3}, {"scoring": "face_value", "num_players": 3},
+], ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
+def test_the_compiled_features_equal_the_numpy_reference_bit_for_bit(
+        options: dict[str, Any]) -> None:
+    """``features_kernel.tactics_rows`` (what ``tactics`` runs with numba) gives the numpy
+    features exactly, so a network trained on either path is the same network."""
+    pytest.importorskip("numba")
+    from cahoots_envs.games.cahoots_tricks import features
+
+    opts = CahootsTricks.OPTIONS.resolve(dict(options))
+    n = opts["num_players"]
+    layout = CahootsTricks.layout(opts)
+    rows = []
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        game = CahootsTricks(opts, rng, None)
+        bot = HeuristicPolicy(opts, seed=seed)
+        while not game.is_over:
+            obs = np.zeros(layout.size, np.float32)
+            game.encode(game.current_player, obs)
+            rows.append(obs)
+            mask = np.zeros(NUM_ACTIONS, np.int8)
+            mask[game.legal_actions()] = 1
+            game.apply(int(rng.choice(game.legal_actions())) if seed == 2
+                       else bot.act(obs, mask))
+    obs = np.stack(rows)
+    compiled = features.tactics(obs, n, NUM_ACTIONS)
+    reference = features._tactics_numpy(obs, layout.offsets, n, NUM_ACTIONS)
+    assert len(rows) > 200 and compiled.shape == reference.shape
+    assert np.array_equal(compiled, reference)
