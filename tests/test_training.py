@@ -73,6 +73,19 @@ def test_every_zoo_entry_ships_the_config_that_trained_it() -> None:
     assert len(list(ZOO.glob("*.safetensors"))) == len(cahoots_envs.list_policies())
 
 
+# the recipes' stages and variants in the subfolders (RLlib's configs have their own loader)
+STAGE_CONFIGS = sorted(p for p in (ROOT / "configs").glob("*/*.yaml") if p.parent.name != "rllib")
+
+
+@pytest.mark.parametrize("path", STAGE_CONFIGS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_each_stage_config_loads_with_its_sections_checked(path: Path) -> None:
+    """Every config under configs/<algorithm>/ loads: its sections and, beside the env, its
+    network's segments and computed features (check_config), as a run would start."""
+    config = load_config(path)
+    assert game_of(env_info(config.env_id, config.env_options).env_id) in path.stem
+    assert config.algorithm in ("every_seat_ppo", "expert_iteration", "maskable_ppo")
+
+
 @pytest.mark.parametrize("path", SHIPPED_CONFIGS, ids=lambda p: p.stem)
 def test_each_shipped_config_is_valid_for_its_game(path: Path) -> None:
     config = load_config(path)
