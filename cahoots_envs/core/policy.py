@@ -45,3 +45,22 @@ def optional_module(owner: type, attr: str, load: Callable[[], ModuleType]) -> M
             cached = False
         setattr(owner, attr, cached)
     return cached if isinstance(cached, ModuleType) else None
+
+
+# a game's kernel loader -> the module it imported, or False once the import failed
+KERNELS: dict[Callable[[], ModuleType], ModuleType | bool] = {}
+
+
+def optional_kernel(load: Callable[[], ModuleType]) -> ModuleType | None:
+    """The module ``load`` imports (a game's numba twin of some Python code: its features, its
+    sampler's inner loops; the game imports it, so no shared module names a game), imported on
+    first use and cached in ``KERNELS``; None once its import failed (numba is missing), and the
+    caller takes its Python path. A test sets ``KERNELS[load] = False`` to force that path."""
+    cached = KERNELS.get(load)
+    if cached is None:
+        try:
+            cached = load()
+        except ImportError:
+            cached = False
+        KERNELS[load] = cached
+    return cached if isinstance(cached, ModuleType) else None

@@ -32,11 +32,11 @@ from __future__ import annotations
 
 from functools import cache
 from types import ModuleType
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
-from cahoots_envs.core.policy import optional_module
+from cahoots_envs.core.policy import optional_kernel
 from cahoots_envs.games.cahoots_coop.bot_weights import OWN_HAND, REACH_SCALE
 from cahoots_envs.games.cahoots_coop.encoder import (
     GOAL_FIELD_OFFSETS,
@@ -79,6 +79,13 @@ def _play_geometry() -> tuple[np.ndarray, np.ndarray]:
     return kinds, piles
 
 
+def _load_kernel() -> ModuleType:
+    """The numba twin of these inner loops (``features_kernel.py``), for core.policy.optional_kernel."""
+    from cahoots_envs.games.cahoots_coop import features_kernel  # imports numba
+
+    return features_kernel
+
+
 def lookahead(observations: np.ndarray, num_players: int, num_actions: int) -> np.ndarray:
     """``float32[N, num_actions, len(LOOKAHEAD_FEATURES)]`` for ``observations`` of shape
     ``(N, size)`` of a ``num_players`` game (module docstring); actions past the 112 plays (talk)
@@ -92,7 +99,7 @@ def lookahead(observations: np.ndarray, num_players: int, num_actions: int) -> n
                          f"not fit the {num_players}-player layout ({layout.size} entries, "
                          f"{PLAYS} plays)")
     o = layout.offsets
-    kernel = optional_module(_Kernel, "module", _load_kernel)
+    kernel = optional_kernel(_load_kernel)
     if kernel is not None:
         out = np.zeros((len(obs), num_actions, len(LOOKAHEAD_FEATURES)), np.float32)
         offsets = np.array([o["hand"], o["played"], o.get("other_hands", 0), o["tops"],
@@ -105,18 +112,6 @@ def lookahead(observations: np.ndarray, num_players: int, num_actions: int) -> n
         return out
     return _lookahead_numpy(obs, layout, num_players, num_actions)
 
-
-class _Kernel:
-    """The compiled kernel's module once imported (``features_kernel.py``); False without
-    numba."""
-
-    module: ClassVar[ModuleType | bool | None] = None
-
-
-def _load_kernel() -> ModuleType:
-    from cahoots_envs.games.cahoots_coop import features_kernel  # imports numba
-
-    return features_kernel
 
 
 def _lookahead_numpy(obs: np.ndarray, layout: Any, num_players: int,

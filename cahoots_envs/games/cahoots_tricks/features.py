@@ -38,11 +38,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from functools import cache
 from types import ModuleType
-from typing import ClassVar
 
 import numpy as np
 
-from cahoots_envs.core.policy import optional_module
+from cahoots_envs.core.policy import optional_kernel
 from cahoots_envs.games.cahoots_tricks.encoder import NUM_SUITS, build_layout
 from cahoots_envs.games.cahoots_tricks.rules import NUM_TYPES, TRICKS, TYPE_SUIT, TYPE_VALUE
 
@@ -75,6 +74,13 @@ def _shares(after: np.ndarray, identities: np.ndarray) -> np.ndarray:
     return np.where(winners & (top > 0), 1.0 / np.maximum(winners.sum(-1, keepdims=True), 1), 0.0)
 
 
+def _load_kernel() -> ModuleType:
+    """The numba twin of these inner loops (``features_kernel.py``), for core.policy.optional_kernel."""
+    from cahoots_envs.games.cahoots_tricks import features_kernel  # imports numba
+
+    return features_kernel
+
+
 def tactics(observations: np.ndarray, num_players: int, num_actions: int) -> np.ndarray:
     """``float32[N, num_actions, len(TACTICS_FEATURES)]`` for ``observations`` of shape
     ``(N, size)`` of a ``num_players`` game (module docstring)."""
@@ -87,7 +93,7 @@ def tactics(observations: np.ndarray, num_players: int, num_actions: int) -> np.
                          f"not fit the {num_players}-player layout ({layout.size} entries, "
                          f"{VERBS * NUM_TYPES} actions)")
     o = layout.offsets
-    kernel = optional_module(_Kernel, "module", _load_kernel)
+    kernel = optional_kernel(_load_kernel)
     if kernel is not None:
         out = np.zeros((len(obs), num_actions, len(TACTICS_FEATURES)), np.float32)
         kernel.tactics_rows(np.ascontiguousarray(obs), num_players, o["identities"],
@@ -96,18 +102,6 @@ def tactics(observations: np.ndarray, num_players: int, num_actions: int) -> np.
         return out
     return _tactics_numpy(obs, o, num_players, num_actions)
 
-
-class _Kernel:
-    """The compiled kernel's module once imported (``features_kernel.py``); False without
-    numba."""
-
-    module: ClassVar[ModuleType | bool | None] = None
-
-
-def _load_kernel() -> ModuleType:
-    from cahoots_envs.games.cahoots_tricks import features_kernel  # imports numba
-
-    return features_kernel
 
 
 def _tactics_numpy(obs: np.ndarray, o: Mapping[str, int], num_players: int,

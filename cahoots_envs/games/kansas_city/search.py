@@ -36,11 +36,11 @@ import math
 from collections import OrderedDict
 from collections.abc import Mapping
 from types import ModuleType
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
-from cahoots_envs.core.policy import optional_module
+from cahoots_envs.core.policy import optional_kernel
 from cahoots_envs.core.search import World
 from cahoots_envs.games.kansas_city.rules import (
     CARD_NAMES,
@@ -481,18 +481,7 @@ def knowledge(game: KansasCity, seat: int) -> tuple[Any, ...]:
     return _plan(game, seat).knowledge
 
 
-# ---- the compiled sampler (``search_kernel.py``, with numba) ---------------------------------
-class _Kernel:
-    """The compiled sampler's module once imported (``search_kernel.py``); False without
-    numba."""
-
-    module: ClassVar[ModuleType | bool | None] = None
-
-
-def _load_kernel() -> ModuleType:
-    from cahoots_envs.games.kansas_city import search_kernel  # imports numba
-
-    return search_kernel
+# ---- the compiled sampler (``search_kernel.py``, with numba; core.policy.optional_kernel) ------
 
 
 # ---- sampling -----------------------------------------------------------------------------------
@@ -627,13 +616,20 @@ def _match(hp: _HandPlan, n: int, rng: np.random.Generator) -> tuple[list[int], 
     return ev_cards, held
 
 
+def _load_kernel() -> ModuleType:
+    """The numba twin of these inner loops (``search_kernel.py``), for core.policy.optional_kernel."""
+    from cahoots_envs.games.kansas_city import search_kernel  # imports numba
+
+    return search_kernel
+
+
 def _sample_hand(hp: _HandPlan, game: KansasCity, seat: int, rng: np.random.Generator,
                  ) -> tuple[list[int], list[int], list[int], list[int], list[int]]:
     """(event cards, held cards, passes (or pending passes), dealt hands, actions): ``_fill``,
     then ``_complete`` with the passes' numbers drawn after the fill's; with numba in compiled
     calls (``search_kernel.fill`` and ``complete``: the same numbers drawn in the same order,
     the same cards)."""
-    kernel = optional_module(_Kernel, "module", _load_kernel)
+    kernel = optional_kernel(_load_kernel)
     if kernel is None:
         ev_cards, held = _fill(hp, game.num_players, rng)
         return _complete(hp, game, seat, ev_cards, held, rng.random(_pass_draws(hp)).tolist())

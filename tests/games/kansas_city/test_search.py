@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import cahoots_envs
+from cahoots_envs.core.policy import KERNELS
 from cahoots_envs.games.kansas_city import search
 from cahoots_envs.games.kansas_city.rules import (
     RANK_MASKS,
@@ -95,7 +96,7 @@ def test_compiled_sampler_draws_the_reference_cards(options: dict[str, Any],
                     monkeypatch.setattr(search, "FILL_TRIES", tries)
                     draws = []
                     for compiled in (True, False):
-                        monkeypatch.setattr(search._Kernel, "module", None if compiled else False)
+                        monkeypatch.setitem(KERNELS, search._load_kernel, None if compiled else False)
                         rng = np.random.default_rng([t, seat, tries])
                         draws.append((search._sample_hand(hp, game, seat, rng), rng.random()))
                     assert draws[0] == draws[1], (bots, t, seat, tries)
