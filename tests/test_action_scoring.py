@@ -92,7 +92,7 @@ def test_save_load_round_trip_and_legal_moves(tmp_path: Path, direct: bool) -> N
     # the scores favour illegal moves: masking must still keep them out, greedy and sampled
     bad = ~masks & (np.arange(masks.shape[1]) % 3 == 0)
     rigged = ActionScoringPolicy.from_tensors(policy.tensors(), policy.architecture())
-    rigged.logits = lambda o: np.where(bad, 50.0, 0.0).astype(np.float32)  # type: ignore[method-assign]
+    rigged.logits = lambda o, m=None: np.where(bad, 50.0, 0.0).astype(np.float32)  # type: ignore[method-assign]
     sampler = ActionScoringPolicy.from_tensors(policy.tensors(), policy.architecture(),
                                                deterministic=False, seed=2)
     for p in (rigged, sampler):
@@ -261,6 +261,53 @@ def test_computed_features_round_trip_and_the_torch_twin(tmp_path: Path) -> None
         load_policy(str(bad), ENV, OPTIONS)
 
 
+def _check_legal_head(policy: ActionScoringPolicy, obs: np.ndarray, masks: np.ndarray) -> None:
+    full = policy.logits(obs)
+    legal = policy.logits(obs, masks)
+    assert legal.shape == full.shape and legal.dtype == np.float32
+    np.testing.assert_allclose(legal[masks], full[masks], rtol=1e-6, atol=1e-5)
+    assert np.isneginf(legal[~masks]).all()
+    want = np.where(masks, full, -np.inf).argmax(axis=1)
+    np.testing.assert_array_equal(policy.act_batch(obs, masks), want)
+
+
+@pytest.mark.parametrize("kind", ["segments", "direct", "computed"])
+def test_the_head_scores_only_the_legal_moves_the_same(kind: str) -> None:
+    """Acting runs the head on the legal (row, action) pairs alone: their scores are the full
+    computation's, every other entry is -inf, and the moves chosen are the full scores' best;
+    a mask of the wrong shape is one clear error."""
+    if kind == "computed":
+        net, offsets, record = _computed_net()
+        policy = export_policy(net, SEGMENTS, offsets, record)
+    else:
+        net, offsets = small_net(direct=kind == "direct")
+        policy = export_policy(net, SEGMENTS, offsets)
+    obs, masks = real_batch(96, seed=7)
+    assert (masks.sum(axis=1) < masks.shape[1] // 4).all()  # a few legal moves of many
+    _check_legal_head(policy, obs, masks)
+    _check_legal_head(policy, obs[:1], masks[:1])
+    with pytest.raises(ValueError, match="action masks of shape"):
+        policy.logits(obs, masks[:, :-1])
+
+
+def test_the_tricks_zoo_network_scores_only_the_legal_moves_the_same() -> None:
+    """The shipped Cahoots tricks network (no observation segments, computed features, no
+    direct weights): its legal scores at real positions are the full computation's."""
+    from cahoots_envs.vector import make as make_vector
+
+    policy = load_policy("zoo:cahoots_tricks", "cahoots_tricks-v1")
+    assert isinstance(policy, ActionScoringPolicy) and not policy.offsets
+    vec = make_vector("cahoots_tricks-v1", 64)
+    vec.reset(seed=3)
+    rng = np.random.default_rng(0)
+    for _ in range(6):
+        obs = vec.engine.obs.copy().astype(np.float32)
+        masks = vec.engine.mask.astype(np.bool_).copy()
+        _check_legal_head(policy, obs, masks)
+        picks = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        vec.step(picks)
+
+
 def test_the_lookahead_features_hold_the_team_bots_score() -> None:
     """A linear read of the features, the bot's own weights, picks exactly the team bot's best
     plays (hidden hands, 2-4 players, both difficulties), or a play that wins at once where
@@ -340,3 +387,11 @@ def test_the_compiled_lookahead_features_equal_the_numpy_reference(options) -> N
     assert np.abs(compiled - reference).max() <= 1e-6
     exact = [0, 1, 8]  # completes, wins, dead: counts and their ratios
     assert np.array_equal(compiled[..., exact], reference[..., exact])
+    # the plays of cards not in the hand (and talk) are zeros on both paths; the others are not
+    from cahoots_envs.games.cahoots_coop.goals import KINDS, PILES
+
+    at = CahootsCoop.layout(opts).offsets["hand"]
+    held = np.repeat(obs[:, at:at + KINDS] > 0.5, PILES, axis=1)  # (N, plays)
+    for f in (compiled, reference):
+        assert not f[:, :KINDS * PILES][~held].any() and not f[:, KINDS * PILES:].any()
+        assert f[:, :KINDS * PILES][held].any(axis=-1).mean() > 0.5

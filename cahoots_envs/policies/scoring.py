@@ -25,7 +25,11 @@ Which segments hold per-action features is the caller's choice (``action_segment
 env's layout, each of size ``num_actions``); their offsets are taken from the layout and recorded in
 the architecture, so a policy reads the same entries wherever it is loaded. Inference is float32;
 the first head layer is split into its ``h``, ``E`` and ``f`` blocks, so the trunk and the
-embedding are computed once per observation and once per action, not once per pair.
+embedding are computed once per observation and once per action, not once per pair. Acting
+(``act_batch``) runs the head on the legal (observation, action) pairs alone (``logits(obs,
+masks)``): a handful of the hundred-odd actions in these games, so most of the head's work is
+skipped; their scores equal the full computation's to float32 rounding (tested), so a move
+only changes where two legal scores tie to the last bits.
 """
 
 from __future__ import annotations
@@ -281,29 +285,56 @@ class ActionScoringPolicy(BasePolicy):
                    architecture["activation"], direct=direct, computed=computed, **kwargs)
 
     # ---- acting ---------------------------------------------------------------------------
-    def logits(self, observations: np.ndarray) -> np.ndarray:
-        """One score per action (legal or not), shape (batch, num_actions)."""
+    def logits(self, observations: np.ndarray, action_masks: np.ndarray | None = None) -> np.ndarray:
+        """One score per action, shape (batch, num_actions): every action's, or with
+        ``action_masks`` only the legal ones' (the head runs on the legal (row, action) pairs
+        alone, a few of a hundred actions in these games; illegal entries are ``-inf``). The
+        legal entries equal the full computation's to float32 rounding."""
         obs = np.asarray(observations, np.float32)
         h = obs
         for wt, b in self.trunk:
             h = self._act(h @ wt + b)
+        if action_masks is not None:
+            return self._legal_logits(obs, h, np.asarray(action_masks) > 0)
         feats = obs[:, self._feature_index]  # (N, S, A)
         x = (h @ self._w_h)[:, None, :] + self._action_bias[None]  # (N, A, H1)
         x += np.einsum("nsa,sk->nak", feats, self._w_f, optimize=True)
         if self._computed_fn is not None:
             x += self._computed_fn(obs, self.output_size) @ self._w_c
+        scores = np.ascontiguousarray(self._head(x)[..., 0])
+        if self.direct is not None:
+            scores += h @ self.direct[0] + self.direct[1]
+        return scores
+
+    def _head(self, x: np.ndarray) -> np.ndarray:
+        """The head past its first layer's sum ``x``: activation, then the other layers."""
         for i, (wt, b) in enumerate(self.head):
             if i:
                 x = x @ wt + b
             if i < len(self.head) - 1:
                 x = self._act(x)
-        scores = np.ascontiguousarray(x[..., 0])
+        return x
+
+    def _legal_logits(self, obs: np.ndarray, h: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        if legal.shape != (len(obs), self.output_size):
+            raise ValueError(f"action masks of shape {legal.shape} for {len(obs)} observations "
+                             f"and {self.output_size} actions")
+        rows, acts = np.nonzero(legal)
+        x = (h @ self._w_h)[rows] + self._action_bias[acts]  # (P, H1)
+        if self.offsets:
+            x += obs[rows[:, None], self._feature_index[:, acts].T] @ self._w_f
+        if self._computed_fn is not None:
+            x += self._computed_fn(obs, self.output_size)[rows, acts] @ self._w_c
+        scores = np.full(legal.shape, -np.inf, np.float32)
+        pair = self._head(x)[:, 0]
         if self.direct is not None:
-            scores += h @ self.direct[0] + self.direct[1]
+            pair = pair + np.einsum("pk,kp->p", h[rows], self.direct[0][:, acts]) + self.direct[1][acts]
+        scores[rows, acts] = pair
         return scores
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        return masked_choice(self.logits(observations), action_masks, self.deterministic, self.rng)
+        return masked_choice(self.logits(observations, action_masks), action_masks,
+                             self.deterministic, self.rng)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         return int(self.act_batch(observation[None], action_mask[None])[0])

@@ -24,7 +24,7 @@ its signal terms with table talk, which these features leave out): a linear read
 picks among the bot's best plays (tested). With numba installed they are computed in one
 compiled call a batch (``features_kernel.py``, the same features; this module's numpy code is
 the reference and the path without it). Entries of talk actions and of plays whose card is not
-in the hand are computed all the same (harmless: the mask removes them). With open hands or one
+in the hand are zeros (the mask removes those moves; the compiled path skips them). With open hands or one
 player the bot weighs the visible hands too; these features keep the hidden-hand weights.
 """
 
@@ -187,4 +187,5 @@ def _lookahead_numpy(obs: np.ndarray, layout: Any, num_players: int,
     out[:, :PLAYS, 7] = strand
     out[:, :PLAYS, 8] = share
     out[:, :PLAYS, 9:13] = w_all / 8.0
+    out[:, :PLAYS] *= (hand[:, kinds] > 0)[:, :, None]  # plays of cards not in the hand: zeros
     return out

@@ -71,6 +71,8 @@ def lookahead_rows(obs: np.ndarray, offsets: np.ndarray, num_players: int, kinds
         goals_left = int(np.rint(row[o_counts + 1] * np.float32(num_goals)))
         for a in range(kinds * piles):
             kind, pile = a // piles, a % piles
+            if hand[kind] <= 0:
+                continue  # not in the hand: no such play (its entries stay zero)
             code = 0
             for p in range(piles):
                 new_tops[p] = kind if p == pile else tops[p]
