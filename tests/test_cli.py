@@ -740,7 +740,8 @@ def test_sigterm_or_sighup_in_play_ends_the_log_and_exits_128_plus_the_signal(ca
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
             # the signals at their defaults in the child, as in a terminal: under nohup the
             # suite inherits SIGHUP ignored, and play rightly leaves an ignored signal alone
-            preexec_fn=_default_signals))
+            # (the fork runs only signal.signal calls, safe with the parent's threads)
+            preexec_fn=_default_signals))  # noqa: PLW1509
     for sig, (log, proc) in procs.items():
         try:
             proc.stdin.write(f"{moves[0]}\n".encode())  # one move, then it waits for the next

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -193,7 +194,7 @@ def test_an_action_scoring_network_with_computed_features_runs_end_to_end(
 
     network = {"type": "action_scoring", "trunk_sizes": [8], "embedding_size": 4,
                "head_sizes": [8], "action_segments": ["my_plays"], "computed": "lookahead"}
-    config = {
+    config: dict[str, Any] = {
         "env_id": "cahoots_coop-v1", "env_options": {"num_players": 3}, "seed": 1,
         "total_timesteps": 40, "n_envs": 8, "engine": "batched", "team": True,
         "progress_bar": False, "algorithm": "expert_iteration",

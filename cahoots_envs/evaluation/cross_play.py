@@ -176,9 +176,8 @@ class CrossPlayResult(JsonReport):
         label = self.labels()
         n = self.num_players
         game = self.env_id.split("/", 1)[-1]
-        lines = [f"{game}, {n} players, {self.num_deals} deals per lineup (the same deals for "
-                 f"every lineup, seats rotated), seed {self.seed}"]
-        lines = textwrap.wrap(lines[0], 80)
+        lines = textwrap.wrap(f"{game}, {n} players, {self.num_deals} deals per lineup (the same "
+                              f"deals for every lineup, seats rotated), seed {self.seed}", 80)
         for name, why in self.left_out.items():
             lines.extend(textwrap.wrap(f"{label[name]} left out: it may not play these options "
                                        f"({short_reason(why)})", 80, break_on_hyphens=False))

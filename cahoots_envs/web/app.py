@@ -98,7 +98,7 @@ class Server:
         self.room(token)
         self.sessions.setdefault(token, {})[item.id] = item
 
-    def get(self, token: str, key: str, kind: type[Match] | type[Replay]) -> Any:
+    def get(self, token: str, key: str, kind: type[Match | Replay]) -> Any:
         item = self.sessions.get(token, {}).get(key)
         if not isinstance(item, kind):
             what = "game" if kind is Match else "replay"
@@ -358,7 +358,7 @@ def create_app(policies: Sequence[str | Path] = (), limits: Limits | None = None
             future = match.start_bot(server.executor)
             if future is not None:
                 waiting = asyncio.wrap_future(future)
-                done, _ = await asyncio.wait([waiting], timeout=wait / 1000)
+                await asyncio.wait([waiting], timeout=wait / 1000)
                 advanced = match.finish_bot()
         out = match.state(_since(body.get("since")), body.get("view") if match.mode == WATCH
                           else None)
