@@ -147,3 +147,41 @@ def test_searches_pause_the_garbage_collector_and_restore_it(monkeypatch) -> Non
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+
+def test_numpys_huge_page_advice_is_off_while_positions_are_searched(monkeypatch) -> None:
+    """numpy's huge-page advice is off while a search runs (its sampler sees it off), as it
+    was afterwards, also after an error; where numpy has no such switch nothing is done."""
+    from cahoots_envs.games.kansas_city import search as kc_search
+    from cahoots_envs.search.rounds import _madvise_switch, huge_pages_off
+
+    switch = _madvise_switch()
+    get = getattr(__import__("numpy")._core.multiarray, "_get_madvise_hugepage", None)
+    if switch is None or get is None:
+        pytest.skip("this numpy has no huge-page switch to read")
+    env_id = "cahoots_envs/kansas_city-v1"
+    options = cahoots_envs.game_spec(env_id).resolve_options({"num_players": 4})
+    positions = _positions(env_id, options, 4)
+    seen = []
+    sample = kc_search.sample_world
+
+    def watched(*args):
+        seen.append(get())
+        return sample(*args)
+
+    monkeypatch.setattr(kc_search, "sample_world", watched)
+    was = switch(True)
+    try:
+        label_positions(env_id, options, positions, seed=1)
+        assert seen and not any(seen) and get()
+        with pytest.raises(RuntimeError), huge_pages_off():
+            assert not get()
+            raise RuntimeError
+        assert get()
+        switch(False)
+        with huge_pages_off():
+            pass
+        assert not get()
+    finally:
+        switch(was)

@@ -71,7 +71,13 @@ from cahoots_envs.search.engine import (
     rollout_options,
 )
 from cahoots_envs.search.infoset import Infoset
-from cahoots_envs.search.rounds import PositionSearch, gc_paused, judge, run_searches
+from cahoots_envs.search.rounds import (
+    PositionSearch,
+    gc_paused,
+    huge_pages_off,
+    judge,
+    run_searches,
+)
 
 # settings every game starts from; a game's DEFAULTS override them, the caller's knobs override both
 GENERIC_DEFAULTS: dict[str, Any] = {
@@ -433,6 +439,7 @@ class SearchPolicy(BasePolicy):
             st.searched_seconds += spent
 
     @gc_paused()
+    @huge_pages_off()
     def _search(self, infoset: Infoset, legal: list[int], blueprint_move: int, seed: int,
                 start: float) -> int | None:
         s = self.settings

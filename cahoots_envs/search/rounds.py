@@ -10,6 +10,7 @@ rounds, each round's worlds of every unfinished search rolled out together
 from __future__ import annotations
 
 import gc
+import importlib
 import math
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -39,6 +40,40 @@ def gc_paused() -> Iterator[None]:
         yield
     finally:
         gc.enable()
+
+
+def _madvise_switch() -> Any:
+    """numpy's switch for asking the kernel for huge pages under its large arrays
+    (``_set_madvise_hugepage``: numpy >= 1.20, the one behind ``NUMPY_MADVISE_HUGEPAGE``), or
+    None where this numpy has none."""
+    for name in ("numpy._core.multiarray", "numpy.core.multiarray"):
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        switch = getattr(module, "_set_madvise_hugepage", None)
+        if switch is not None:
+            return switch
+    return None
+
+
+@contextmanager
+def huge_pages_off() -> Iterator[None]:
+    """numpy's huge-page advice off while a search runs (as it was after, errors included).
+    A search allocates arrays of megabytes again and again (engines for each batch size,
+    gathered rows); with the advice on, every first touch of one faults in a 2 MB page that the
+    kernel zeroes whole: on a machine with huge pages free, about a quarter of a Cahoots tricks
+    label's CPU time went to the kernel that way, measured (docs/search.md). Results do not
+    change: only how memory is paged. Also a decorator (``@huge_pages_off()``)."""
+    switch = _madvise_switch()
+    if switch is None:
+        yield
+        return
+    was = bool(switch(False))
+    try:
+        yield
+    finally:
+        switch(was)
 
 
 def judge(values: np.ndarray, b: int, gate: float, most: int,
@@ -117,6 +152,7 @@ class PositionSearch:
 
 
 @gc_paused()
+@huge_pages_off()
 def run_searches(engine: EngineRollouts, searches: list[PositionSearch], policy: Any,
                  gate: float, seed: int) -> None:
     """Rounds until every search is done: each round, every unfinished search's next worlds,
