@@ -114,13 +114,10 @@ def test_without_an_engine_positions_are_searched_on_the_reference_game() -> Non
         assert label.move == (label.blueprint_move if choice is None else choice)
 
 
-def test_searches_pause_the_garbage_collector_and_restore_it(monkeypatch) -> None:
-    """The cyclic collector is off while positions are searched (the sampler runs with it off),
-    on again after, also after an error, and left off where the caller had turned it off."""
-    import gc
-
+def _label_watching(monkeypatch, probe) -> list:
+    """Label four Kansas City positions with ``probe()`` called at every world the sampler
+    draws; the probes' results, in order."""
     from cahoots_envs.games.kansas_city import search as kc_search
-    from cahoots_envs.search.rounds import gc_paused
 
     env_id = "cahoots_envs/kansas_city-v1"
     options = cahoots_envs.game_spec(env_id).resolve_options({"num_players": 4})
@@ -129,12 +126,23 @@ def test_searches_pause_the_garbage_collector_and_restore_it(monkeypatch) -> Non
     sample = kc_search.sample_world
 
     def watched(*args):
-        seen.append(gc.isenabled())
+        seen.append(probe())
         return sample(*args)
 
     monkeypatch.setattr(kc_search, "sample_world", watched)
-    assert gc.isenabled()
     label_positions(env_id, options, positions, seed=1)
+    return seen
+
+
+def test_searches_pause_the_garbage_collector_and_restore_it(monkeypatch) -> None:
+    """The cyclic collector is off while positions are searched (the sampler runs with it off),
+    on again after, also after an error, and left off where the caller had turned it off."""
+    import gc
+
+    from cahoots_envs.search.rounds import gc_paused
+
+    assert gc.isenabled()
+    seen = _label_watching(monkeypatch, gc.isenabled)
     assert seen and not any(seen) and gc.isenabled()
     with pytest.raises(RuntimeError), gc_paused():
         assert not gc.isenabled()
@@ -153,27 +161,15 @@ def test_searches_pause_the_garbage_collector_and_restore_it(monkeypatch) -> Non
 def test_numpys_huge_page_advice_is_off_while_positions_are_searched(monkeypatch) -> None:
     """numpy's huge-page advice is off while a search runs (its sampler sees it off), as it
     was afterwards, also after an error; where numpy has no such switch nothing is done."""
-    from cahoots_envs.games.kansas_city import search as kc_search
     from cahoots_envs.search.rounds import _madvise_switch, huge_pages_off
 
     switch = _madvise_switch()
-    get = getattr(__import__("numpy")._core.multiarray, "_get_madvise_hugepage", None)
+    get = getattr(np._core.multiarray, "_get_madvise_hugepage", None)
     if switch is None or get is None:
         pytest.skip("this numpy has no huge-page switch to read")
-    env_id = "cahoots_envs/kansas_city-v1"
-    options = cahoots_envs.game_spec(env_id).resolve_options({"num_players": 4})
-    positions = _positions(env_id, options, 4)
-    seen = []
-    sample = kc_search.sample_world
-
-    def watched(*args):
-        seen.append(get())
-        return sample(*args)
-
-    monkeypatch.setattr(kc_search, "sample_world", watched)
     was = switch(True)
     try:
-        label_positions(env_id, options, positions, seed=1)
+        seen = _label_watching(monkeypatch, get)
         assert seen and not any(seen) and get()
         with pytest.raises(RuntimeError), huge_pages_off():
             assert not get()
