@@ -10,7 +10,6 @@ rounds, each round's worlds of every unfinished search rolled out together
 from __future__ import annotations
 
 import gc
-import importlib
 import math
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -46,15 +45,10 @@ def _madvise_switch() -> Any:
     """numpy's switch for asking the kernel for huge pages under its large arrays
     (``_set_madvise_hugepage``: numpy >= 1.20, the one behind ``NUMPY_MADVISE_HUGEPAGE``), or
     None where this numpy has none."""
-    for name in ("numpy._core.multiarray", "numpy.core.multiarray"):
-        try:
-            module = importlib.import_module(name)
-        except ImportError:
-            continue
-        switch = getattr(module, "_set_madvise_hugepage", None)
-        if switch is not None:
-            return switch
-    return None
+    core = getattr(np, "_core", None)  # numpy 2; numpy 1 names it np.core
+    if core is None:
+        core = getattr(np, "core", None)
+    return getattr(getattr(core, "multiarray", None), "_set_madvise_hugepage", None)
 
 
 @contextmanager
