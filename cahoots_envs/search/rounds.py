@@ -56,18 +56,19 @@ def huge_pages_off() -> Iterator[None]:
     """numpy's huge-page advice off while a search runs (as it was after, errors included).
     A search allocates arrays of megabytes again and again (engines for each batch size,
     gathered rows); with the advice on, every first touch of one faults in a 2 MB page that the
-    kernel zeroes whole: on a machine with huge pages free, about a quarter of a Cahoots tricks
-    label's CPU time went to the kernel that way, measured (docs/search.md). Results do not
-    change: only how memory is paged. Also a decorator (``@huge_pages_off()``)."""
+    kernel zeroes whole: on a machine with huge pages free, system time was about a third of a
+    label's CPU time in one game, measured (docs/search.md). Results do not change: only how
+    memory is paged. Where the advice is off already (a caller's choice, or a search running in
+    another thread) it is left as it is, as ``gc_paused`` leaves the collector. Also a
+    decorator (``@huge_pages_off()``)."""
     switch = _madvise_switch()
-    if switch is None:
+    if switch is None or not switch(False):
         yield
         return
-    was = bool(switch(False))
     try:
         yield
     finally:
-        switch(was)
+        switch(True)
 
 
 def judge(values: np.ndarray, b: int, gate: float, most: int,

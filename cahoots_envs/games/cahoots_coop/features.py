@@ -24,8 +24,9 @@ its signal terms with table talk, which these features leave out): a linear read
 picks among the bot's best plays (tested). With numba installed they are computed in one
 compiled call a batch (``features_kernel.py``, the same features; this module's numpy code is
 the reference and the path without it). Entries of talk actions and of plays whose card is not
-in the hand are zeros (the mask removes those moves; the compiled path skips them). With open hands or one
-player the bot weighs the visible hands too; these features keep the hidden-hand weights.
+in the hand are zeros (the mask removes those moves; the compiled path skips them). With open
+hands or one player the bot weighs the visible hands too; these features keep the hidden-hand
+weights.
 """
 
 from __future__ import annotations
