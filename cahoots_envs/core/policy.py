@@ -39,12 +39,18 @@ def optional_module(owner: type, attr: str, load: Callable[[], ModuleType]) -> M
     dependency is missing); None is returned then, and the caller takes its plain path."""
     cached = getattr(owner, attr)
     if cached is None:
-        try:
-            cached = load()
-        except ImportError:
-            cached = False
+        cached = _import_or_false(load)
         setattr(owner, attr, cached)
     return cached if isinstance(cached, ModuleType) else None
+
+
+def _import_or_false(load: Callable[[], ModuleType]) -> ModuleType | bool:
+    """``load()``'s module, or False where its optional dependency is missing (ImportError):
+    what ``optional_module`` and ``optional_kernel`` cache."""
+    try:
+        return load()
+    except ImportError:
+        return False
 
 
 # a game's kernel loader -> the module it imported, or False once the import failed
@@ -58,9 +64,5 @@ def optional_kernel(load: Callable[[], ModuleType]) -> ModuleType | None:
     caller takes its Python path. A test sets ``KERNELS[load] = False`` to force that path."""
     cached = KERNELS.get(load)
     if cached is None:
-        try:
-            cached = load()
-        except ImportError:
-            cached = False
-        KERNELS[load] = cached
+        cached = KERNELS[load] = _import_or_false(load)
     return cached if isinstance(cached, ModuleType) else None

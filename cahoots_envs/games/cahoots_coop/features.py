@@ -114,7 +114,6 @@ def lookahead(observations: np.ndarray, num_players: int, num_actions: int) -> n
     return _lookahead_numpy(obs, layout, num_players, num_actions)
 
 
-
 def _lookahead_numpy(obs: np.ndarray, layout: Any, num_players: int,
                      num_actions: int) -> np.ndarray:
     """``lookahead`` in numpy: the reference (and the path without numba)."""

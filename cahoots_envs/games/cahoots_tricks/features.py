@@ -103,7 +103,6 @@ def tactics(observations: np.ndarray, num_players: int, num_actions: int) -> np.
     return _tactics_numpy(obs, o, num_players, num_actions)
 
 
-
 def _tactics_numpy(obs: np.ndarray, o: Mapping[str, int], num_players: int,
                    num_actions: int) -> np.ndarray:
     """``tactics`` in numpy: the reference (and the path without numba)."""

@@ -481,9 +481,6 @@ def knowledge(game: KansasCity, seat: int) -> tuple[Any, ...]:
     return _plan(game, seat).knowledge
 
 
-# ---- the compiled sampler (``search_kernel.py``, with numba; core.policy.optional_kernel) ------
-
-
 # ---- sampling -----------------------------------------------------------------------------------
 def _nth_bit(mask: int, k: int) -> int:
     """The lowest set bit of ``mask`` after dropping its ``k`` lowest ones (as a one-bit mask)."""
