@@ -112,15 +112,19 @@ def test_the_heuristic_blueprint_gives_the_same_values_on_both_paths(env_id, opt
         assert np.abs(found[0] - found[1]).max() <= TOLERANCE
 
 
-COOP_CASES = [case for case in CASES if case[0] == "cahoots_coop-v1"]
+# the games whose bots break ties at random and whose compiled ``play_out`` plays to the game's
+# end (one hand): compared with the lockstep path on the same rows and streams
+LOCKSTEP_CASES = [case for case in CASES if case[0] in ("cahoots_coop-v1", "cahoots_tricks-v1")]
 
 
 def _lockstep(engine: Any, policy: Any, first: np.ndarray, seats: np.ndarray,
-              ) -> tuple[np.ndarray, int]:
+              draws_alone: bool = False) -> tuple[np.ndarray, int]:
     """The lockstep path's values of rows ``0..len(first)-1`` of ``engine``: each plays its
     move, then ``policy``'s best moves (``best_actions``, in Python, on the rows' observations)
     for every seat to the end, the final reward of its seat; a tie drawn from the row's own
-    stream, as ``play_out`` draws it. Also how many ties were drawn."""
+    stream, as ``play_out`` draws it (``draws_alone``: a lone best move of two legal moves or
+    more is drawn too, as the Cahoots tricks bot's ``act`` draws from its generator). Also how
+    many ties were drawn."""
     rows = len(first)
     out = np.zeros(rows)
     live = np.ones(rows, np.bool_)
@@ -136,17 +140,19 @@ def _lockstep(engine: Any, policy: Any, first: np.ndarray, seats: np.ndarray,
         for r in np.flatnonzero(live).tolist():
             best = policy.best_actions(engine.obs[r], engine.mask[r])
             draws += len(best) > 1
-            actions[r] = best[0] if len(best) == 1 else \
-                best[randint(engine.streams(), r, len(best))]
+            drawn = len(best) > 1 or draws_alone and int(engine.mask[r].sum()) > 1
+            actions[r] = best[randint(engine.streams(), r, len(best))] if drawn else best[0]
     return out, draws
 
 
-@pytest.mark.parametrize(("env_id", "options"), COOP_CASES, ids=lambda x: str(x))
-def test_coop_play_out_gives_the_lockstep_values(env_id, options) -> None:
-    """The cooperative heuristic's ``play_out`` (one kernel call, the bot's inputs read from the
-    engine state) against the lockstep path on the same rows (every world x move of searched
-    positions, loaded as search loads them): the same value for every row. Other policies get
-    None (the caller's lockstep)."""
+@pytest.mark.parametrize(("env_id", "options"), LOCKSTEP_CASES, ids=lambda x: str(x))
+def test_play_out_gives_the_lockstep_values(env_id, options) -> None:
+    """The heuristic's ``play_out`` (one kernel call; the cooperative bot's inputs read from the
+    engine state, the Cahoots tricks bot's from the entries of the observation it reads, written
+    alone) against the lockstep path on the same rows (every world x move of searched
+    positions, loaded as search loads them, the observations not copied where ``play_out``
+    writes its own): the same value for every row. Other policies get None (the caller's
+    lockstep)."""
     spec = cahoots_envs.game_spec(env_id)
     resolved = spec.resolve_options(options)
     sampler = spec.require("world_sampler")
@@ -162,27 +168,30 @@ def test_coop_play_out_gives_the_lockstep_values(env_id, options) -> None:
         seats = np.full(len(source), info.seat, np.int64)
         starts = [worlds[k].game for k in source.tolist()]
         engines = []
-        for _ in range(2):
+        for observations in (False, True):
             engine = engine_class(spec)(spec, win_options(resolved), len(source))
             engine.reset(seed_states(0, len(source)), None)
-            engine.copy_rows(loader, source)
+            engine.copy_rows(loader, source, observations=observations)
             engine.streams()[:] = [world_stream(9, k) for k in source.tolist()]
             engines.append(engine)
         assert engines[0].play_out(FirstBest(env_id, resolved), first, seats, sampler.value,
                                    starts) is None
         played = engines[0].play_out(policy, first, seats, sampler.value, starts)
-        expected, tied = _lockstep(engines[1], policy, first, seats)
+        expected, tied = _lockstep(engines[1], policy, first, seats,
+                                   draws_alone=env_id.startswith("cahoots_tricks"))
         assert played is not None and np.array_equal(played, expected)
         draws += tied
     assert draws > 0  # the ties' draws from the rows' streams are compared too
-    other = spec.bot({**resolved, "num_players": resolved["num_players"] % 4 + 1}, seed=0)
+    n = resolved["num_players"]  # another player count of the game (coop 1-4, tricks 3-4)
+    other = spec.bot({**resolved, "num_players": 7 - n if n > 2 and env_id.startswith(
+        "cahoots_tricks") else n % 4 + 1}, seed=0)
     assert engines[0].play_out(other, first, seats, sampler.value, starts) is None
 
 
 def test_coop_heuristic_search_rolls_out_in_play_out(monkeypatch) -> None:
     """A search bot over the cooperative heuristic on the engine plays its rollouts in
     ``play_out`` (no lockstep ``act_batch``), and its values are final rewards (0 or 1)."""
-    env_id, options = COOP_CASES[1]
+    env_id, options = LOCKSTEP_CASES[1]
     spec = cahoots_envs.game_spec(env_id)
     resolved = spec.resolve_options(options)
     engine = engine_class(spec)

@@ -269,18 +269,32 @@ class BatchedEngine(abc.ABC):
     #: generator state (``uint64[N]``)
     ROW_ARRAYS: ClassVar[tuple[str, ...]] = ()
     STREAM: ClassVar[str] = "rng_state"
+    #: whether ``play_out``'s compiled twin reads the observation and mask rows it starts from
+    #: (False: it writes whatever it reads, so search copies those rows only for the lockstep
+    #: path, ``copy_observations``; an observation row is most of a game's bytes)
+    PLAY_OUT_READS_OBSERVATIONS: ClassVar[bool] = True
 
-    def copy_rows(self, source: BatchedEngine, rows: np.ndarray) -> None:
+    def copy_rows(self, source: BatchedEngine, rows: np.ndarray,
+                  observations: bool = True) -> None:
         """Games ``0..len(rows)-1`` of this engine become copies of games ``rows`` of
         ``source`` (an engine of the same class and options, reset before): every array of
-        ``ROW_ARRAYS`` and the ``to_move``, ``obs`` and ``mask`` rows; the other games are left
-        as they are. An engine with per-game state outside those arrays overrides this."""
+        ``ROW_ARRAYS``, the ``to_move`` rows and (``observations``) the ``obs`` and ``mask``
+        rows (else ``copy_observations`` copies them later); the other games are left as they
+        are. An engine with per-game state outside those arrays overrides this."""
         if type(source) is not type(self):
             raise TypeError(f"copy_rows copies between engines of one class, got "
                             f"{type(source).__name__} into {type(self).__name__}")
         k = len(rows)
-        for name in ("to_move", "obs", "mask", *self.ROW_ARRAYS):
+        for name in ("to_move", *self.ROW_ARRAYS):
             getattr(self, name)[:k] = getattr(source, name)[rows]
+        if observations:
+            self.copy_observations(source, rows)
+
+    def copy_observations(self, source: BatchedEngine, rows: np.ndarray) -> None:
+        """The ``obs`` and ``mask`` rows of ``copy_rows``."""
+        k = len(rows)
+        self.obs[:k] = source.obs[rows]
+        self.mask[:k] = source.mask[rows]
 
     def step_histories(self, history: np.ndarray) -> None:
         """``step(history[t])`` for every ``t`` in order (``int64[T, N]``, -1 where a game's

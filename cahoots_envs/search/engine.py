@@ -243,7 +243,8 @@ class EngineRollouts:
         seat = np.concatenate(seats)
         rows = len(source)
         engine = self._rollout_engine(rows)
-        engine.copy_rows(loader, source)
+        lazy = not engine.PLAY_OUT_READS_OBSERVATIONS  # copied below if play_out declines
+        engine.copy_rows(loader, source, observations=not lazy)
         engine.streams()[:rows] = np.array(streams, np.uint64)[source]
         actions = np.full(engine.num_envs, -1, np.int64)
         actions[:rows] = np.concatenate(firsts)
@@ -251,6 +252,8 @@ class EngineRollouts:
         start = engine.hands_dealt()[:rows].copy()
         starts = [worlds[k].game for k in source.tolist()]
         played = engine.play_out(policy, actions[:rows], seat, value, starts)  # None: lockstep
+        if played is None and lazy:
+            engine.copy_observations(loader, source)
         out = np.zeros(rows) if played is None else played
         live = np.full(rows, played is None, np.bool_)
         while live.any():

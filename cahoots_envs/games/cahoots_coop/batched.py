@@ -687,6 +687,7 @@ class Engine(BatchedEngine):
 
     SEGMENTS = SEGMENTS
     ROW_ARRAYS = ("_state", "_bits", "_cards", "_goals", "_history", "redeals", "rng_state")
+    PLAY_OUT_READS_OBSERVATIONS = False  # its bot twin reads the state, not these rows
 
     def __init__(self, spec: GameSpec, options: dict[str, Any], num_envs: int) -> None:
         if options.get("talk", "none") != "none":  # before the layout check (talk adds segments)

@@ -725,14 +725,50 @@ def _step_game(zn: np.ndarray, st: np.ndarray, tl: np.ndarray, a: int, n: int, p
 
 
 @numba.njit(cache=True)
+def _encode_for_bot(zn: np.ndarray, st: np.ndarray, seat: int, n: int, p: np.ndarray,
+                    out: np.ndarray) -> None:
+    """The entries of ``seat``'s observation that the heuristic bot reads (``best_row``: the
+    identities, suit totals and scoring winners of the first ``n`` seats, and the last entry
+    of trick_number) written into ``out`` as ``_encode`` writes them; the others are left as
+    they were. A rollout asks the bot at every move, and the whole observation costs several
+    times what the bot itself does."""
+    for s in range(n):
+        rel = s - seat
+        if rel < 0:
+            rel += n
+        suits = st[S_IMASK + s]
+        at = p[O_IDENT] + rel * 6
+        for k in range(6):
+            out[at + k] = suits >> k & 1
+    at_totals, at_winners = p[O_TOTALS], p[O_WINNERS]
+    for r in range(n):
+        out[at_winners + r] = 0.0
+    if st[S_NTRICK] > 0:
+        for k in range(6):
+            out[at_totals + k] = st[S_TOT + k] / SUIT_TOTAL_SCALE
+        if st[S_PHASE] == 1 or st[S_NWIN] > 0:
+            count = np.int64(st[S_NWIN])
+        else:
+            count = _leaders(st, n)[1]
+        for k in range(count):
+            rel = st[S_WIN + k] - seat
+            out[at_winners + (rel + n if rel < 0 else rel)] = 1.0
+    else:
+        for k in range(6):
+            out[at_totals + k] = 0.0
+    out[p[O_TRICKNUM] + TRICKS - 1] = 1.0 if st[S_TRICKNUM] == TRICKS else 0.0
+
+
+@numba.njit(cache=True)
 def _play_out(first: np.ndarray, seats: np.ndarray, zones: np.ndarray, ints: np.ndarray,
               tallies: np.ndarray, rng: np.ndarray, p: np.ndarray, obs: np.ndarray,
               mask: np.ndarray, face_value: bool, at_ident: int, at_totals: int,
               at_winners: int, at_last_trick: int, out: np.ndarray) -> int:
     """Game ``g`` (every ``g < len(first)``) plays ``first[g]``, then the heuristic bot's
-    moves (``bot_batched.best_sets`` on the observation written after each move, a tie drawn
-    from the game's own stream) to the end; ``out[g]``: seat ``seats[g]``'s final reward. The
-    games are left as they end (not dealt again). Returns -1, or the first game where the bot's
+    moves (``bot_batched.best_row`` on the entries of the observation it reads, written after
+    each move by ``_encode_for_bot``; a tie drawn from the game's own stream) to the end;
+    ``out[g]``: seat ``seats[g]``'s final reward. The games are left as they end (not dealt
+    again; their observation rows hold only the bot's entries). Returns -1, or the first game where the bot's
     kernel found a problem (a row ``act`` would raise on: not one the engine writes)."""
     n = p[P_N]
     rw = np.zeros(n, np.float32)
@@ -746,7 +782,7 @@ def _play_out(first: np.ndarray, seats: np.ndarray, zones: np.ndarray, ints: np.
             if _step_game(zn, st, tl, a, n, p, rng, g, rw):
                 out[g] = rw[seats[g]]
                 break
-            _encode(zn, st, tl, np.int64(st[S_CUR]), n, p, obs[g])
+            _encode_for_bot(zn, st, np.int64(st[S_CUR]), n, p, obs[g])
             _write_mask(zn, st, n, mask[g])
             k = best_row(obs[g], mask[g], moves, n, face_value, at_ident, at_totals, at_winners,
                          at_last_trick, legal, scores, ident, totals, after, counts_now, mine,
@@ -848,6 +884,7 @@ class Engine(BatchedEngine):
 
     SEGMENTS = SEGMENTS
     ROW_ARRAYS = ("zones", "ints", "tallies", "rng_state", "_select")
+    PLAY_OUT_READS_OBSERVATIONS = False  # its bot twin writes the rows it reads
 
     def __init__(self, spec: GameSpec, options: dict[str, Any], num_envs: int) -> None:
         super().__init__(spec, options, num_envs)  # checks SEGMENTS against the layout
@@ -893,7 +930,9 @@ class Engine(BatchedEngine):
         if parsed is not None:
             for i, deal in enumerate(parsed):
                 if self.trusted and not self._partial(deal[0]):  # no game built to deal it
-                    self._write_fields(i, *self._parser._parse_deal(deal[0]))
+                    # the world sampler's records carry their parse (``rules.ParsedDeal``)
+                    fields = getattr(deal[0], "fields", None)
+                    self._write_fields(i, *(fields or self._parser._parse_deal(deal[0])))
                     continue
                 # keys a scripted deal leaves out are drawn from the game's own stream
                 seed = int(next_u64(self.rng_state, i)) if self._partial(deal[0]) else 0

@@ -116,6 +116,17 @@ def snake_order(winners: list[int]) -> list[int]:
     return [lap[i % len(lap)] for i in range(POINTS_PER_TRICK)]
 
 
+class ParsedDeal(dict):  # type: ignore[type-arg]
+    """A deal record (a plain dict of the scripted-deal format to every reader) that keeps what
+    ``CahootsTricks._parse_deal`` makes of it too (``fields``: start player, identities, hand
+    zones, reserve), which a trusted batched engine reads instead of parsing the names: the
+    world sampler's records (``search.sample_world``)."""
+
+    __slots__ = ("fields",)
+
+    fields: tuple[int | None, list[int] | None, list[int] | None, list[int] | None]
+
+
 @dataclass(frozen=True, eq=False)
 class CompletedTrick:
     """A trick once it is over; all of it is public. Never changed once made, and equal only to

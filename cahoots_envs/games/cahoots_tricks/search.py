@@ -50,6 +50,7 @@ from cahoots_envs.games.cahoots_tricks.rules import (
     TYPE_SUIT,
     TYPE_VALUE,
     CahootsTricks,
+    ParsedDeal,
     add_card,
     deck_counts,
     parse_card,
@@ -399,11 +400,19 @@ def _deal(pool: list[int], sizes: list[int], seats: list[int], known: list[int],
     raise ValueError("cahoots_tricks search: no deal fits what the seat knows")
 
 
+def _zone(names: list[str]) -> int:
+    """The zone (``rules.add_card``) holding the cards named."""
+    zone = 0
+    for name in names:
+        zone = add_card(zone, parse_card(name))
+    return zone
+
+
 class _Context:
     """What every world sampled for one seat's knowledge shares (cached by that knowledge)."""
 
-    __slots__ = ("chooser", "known", "pool", "public", "reserve_left", "rules", "seats", "sizes",
-                 "template")
+    __slots__ = ("chooser", "fields", "known", "pool", "public", "public_zones", "reserve_left",
+                 "rules", "seat", "seats", "sizes", "template")
 
     def __init__(self, game: CahootsTricks, seat: int) -> None:
         n = game.num_players
@@ -441,6 +450,15 @@ class _Context:
                 left.remove(parse_card(c))
             self.reserve_left = sorted(left)
             self.template["reserve"] = drawn
+        # what ``_parse_deal`` makes of the template, and each public part as a zone: a world's
+        # record carries its parse (``ParsedDeal``), which a trusted engine reads
+        self.seat = seat
+        start, identities, _, _ = game._parse_deal(
+            {key: self.template[key] for key in ("start_player", "identities")})
+        own = _zone(self.template["hands"][seat])
+        reserve = [parse_card(c) for c in self.template["reserve"]] if n == 3 else None
+        self.fields = (start, identities, own, reserve)
+        self.public_zones = {s: _zone(names) for s, names in self.public.items()}
 
 
 _CONTEXTS: dict[tuple[Any, ...], _Context] = {}
@@ -464,12 +482,21 @@ def sample_world(game: CahootsTricks, seat: int, rng: np.random.Generator) -> Wo
             zone = add_card(zone, t)
         world.hands[s] = zone
         hands[s] = ctx.public[s] + [CARD_NAMES[t] for t in cards]
-    deal = {**template, "hands": hands}
+    deal = ParsedDeal(template, hands=hands)
+    start, identities, own, reserve = ctx.fields
+    zones = [own] * len(hands)
+    for s, cards in zip(ctx.seats, dealt):
+        zone = ctx.public_zones[s]
+        for t in cards:
+            zone = add_card(zone, t)
+        zones[s] = zone
     if ctx.reserve_left:
         left = ctx.reserve_left
         order = [left[i] for i in rng.permutation(len(left))]
         world.reserve = order
         deal["reserve"] = template["reserve"] + [CARD_NAMES[t] for t in order]
+        reserve = [*(reserve or ()), *order]
+    deal.fields = (start, identities, zones, reserve)
     world.deals = [deal]
     return World(world, [deal], list(game.history))
 

@@ -806,6 +806,7 @@ class Engine(BatchedEngine):
 
     SEGMENTS = SEGMENTS
     ROW_ARRAYS = ("_state", "_masks", "_deals", "_script", "_history", "_passes", "_rng")
+    PLAY_OUT_READS_OBSERVATIONS = False  # its bot twin writes the rows it reads
     STREAM = "_rng"
 
     def __init__(self, spec: GameSpec, options: dict[str, Any], num_envs: int) -> None:

@@ -1021,13 +1021,14 @@ class Engine(BatchedEngine):
                 lengths[i] = 0
 
     # ---- rows for search ------------------------------------------------------------------
-    def copy_rows(self, source: BatchedEngine, rows: np.ndarray) -> None:
+    def copy_rows(self, source: BatchedEngine, rows: np.ndarray,
+                  observations: bool = True) -> None:
         """``BatchedEngine.copy_rows``, with the scripted rounds (``_script`` takes the
         source's number of rounds) and the Python-side records and spilled history."""
         assert isinstance(source, Engine)
         if self._script.shape[1] != source._script.shape[1]:
             self._script = np.zeros((self.num_envs, *source._script.shape[1:]), np.uint8)
-        super().copy_rows(source, rows)
+        super().copy_rows(source, rows, observations)
         for j, r in enumerate(rows.tolist()):
             self._records.pop(j, None)
             self._spilled.pop(j, None)

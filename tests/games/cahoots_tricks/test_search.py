@@ -131,6 +131,8 @@ def test_the_pool_is_the_hidden_cards_and_known_cards_stay(n: int) -> None:
                 assert Counter(zone_types(w.known[s])) <= Counter(zone_types(w.hands[s]))
             assert _hidden(w, seat) == _hidden(game, seat)
             assert sorted(w.card_locations()) == sorted(game.card_locations())
+            # the parse a trusted engine reads instead of the names: the rules' own parse
+            assert world.deals[0].fields == w._parse_deal(dict(world.deals[0]))
             if n == 3:  # the drawn reserve cards keep their order; the rest is shuffled
                 drawn = game.reserve_drawn.bit_count()
                 assert world.deals[0]["reserve"][:drawn] == game.deals[0]["reserve"][:drawn]
