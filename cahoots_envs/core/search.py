@@ -86,15 +86,31 @@ class LazyWorld(World):
     ``build()``, so a search that only plays the world's game never pays for it; ``rollout()``
     (optional) gives its ``rollout_history`` without building the whole history (say, the
     current hand as this world holds it after one filling of the earlier hands that every world
-    of the decision shares)."""
+    of the decision shares). ``game`` may be a function that makes the world's game on first
+    access instead, so a search that only replays the history on the batched engine never
+    builds it (such a function should refuse, with a clear error, once the game it was sampled
+    from has moved on)."""
 
-    def __init__(self, game: Game, build: Callable[[], History],
+    def __init__(self, game: Game | Callable[[], Game], build: Callable[[], History],
                  rollout: Callable[[], History] | None = None) -> None:
-        self.game = game
+        self._game: Game | None = game if isinstance(game, Game) else None
+        self._make_game: Callable[[], Game] | None = None if isinstance(game, Game) else game
         self.rng_state = None
         self._build: Callable[[], History] | None = build
         self._rollout = rollout
         self._history: History | None = None
+
+    @property  # type: ignore[override]
+    def game(self) -> Game:
+        if self._game is None:
+            assert self._make_game is not None
+            self._game = self._make_game()
+            self._make_game = None
+        return self._game
+
+    @game.setter
+    def game(self, value: Game) -> None:
+        self._game, self._make_game = value, None
 
     def _built(self) -> History:
         if self._history is None:

@@ -107,6 +107,24 @@ def world_stream(seed: int, k: int) -> np.uint64:
     return np.random.default_rng([seed, k, 1]).integers(2**63, dtype=np.uint64)
 
 
+class _Starts(Sequence[Any]):
+    """The game of the world behind each rollout row (``worlds[source[i]].game``), got only
+    when asked for: a sampler may make its worlds' games on first access (``LazyWorld``), and
+    a compiled ``play_out`` and its boundary values read none of them."""
+
+    def __init__(self, worlds: Sequence[World], source: np.ndarray) -> None:
+        self.worlds = worlds
+        self.source = source.tolist()
+
+    def __len__(self) -> int:
+        return len(self.source)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self.worlds[k].game for k in self.source[i]]
+        return self.worlds[self.source[i]].game
+
+
 class EngineRollouts:
     """Rollouts of ``spec``'s game with resolved ``options`` on its batched engine, scored with
     ``sampler.value`` (the game's world sampler). Engines are built on first use and kept (a
@@ -250,7 +268,7 @@ class EngineRollouts:
         actions[:rows] = np.concatenate(firsts)
         value = self.sampler.value
         start = engine.hands_dealt()[:rows].copy()
-        starts = [worlds[k].game for k in source.tolist()]
+        starts = _Starts(worlds, source)  # a world's game only where asked for (boundaries)
         played = engine.play_out(policy, actions[:rows], seat, value, starts)  # None: lockstep
         if played is None and lazy:
             engine.copy_observations(loader, source)

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from cahoots_envs.core.policy import optional_kernel
-from cahoots_envs.core.search import World
+from cahoots_envs.core.search import LazyWorld
 from cahoots_envs.games.kansas_city.rules import (
     CARD_NAMES,
     DECK_SIZE,
@@ -101,9 +101,14 @@ class _HandLog:
     the seat's own and, with ranked backs, their rank profiles), the (seat, action) steps, each
     trick's winner, and the upgrade steps' skipped seats and declines with the blocked ranks."""
 
-    __slots__ = ("dealer", "dealt", "declines", "passes", "set_aside", "skips", "steps", "winners")
+    __slots__ = ("dealer", "dealt", "declines", "earlier", "passes", "plans", "set_aside", "skips",
+                 "steps", "winners")
 
     def __init__(self, game: KansasCity) -> None:
+        # per seat, once the hand is over (nothing changes its log then): its plan, and the
+        # filling of the hands up to it (``_Plan``, ``_earlier``), shared by later positions
+        self.plans: dict[int, _HandPlan] = {}
+        self.earlier: dict[int, tuple[list[int], list[dict[str, Any]], list[int]]] = {}
         self.dealer = game.dealer
         self.set_aside = game.set_aside
         self.dealt = list(game.hands)
@@ -144,6 +149,7 @@ class _Replay:
         last = copy.copy(self.logs[-1])
         for name in ("steps", "winners", "skips", "declines"):
             setattr(last, name, list(getattr(last, name)))
+        last.plans, last.earlier = {}, {}  # a hand in play: nothing cached for it
         twin.logs = [*self.logs[:-1], last]
         twin.queue = list(self.queue)
         twin.history = list(self.history)
@@ -428,14 +434,24 @@ def _hand_plan(game: KansasCity, seat: int, log: _HandLog, current: bool) -> _Ha
     return hp
 
 
+def _finished_plan(game: KansasCity, seat: int, log: _HandLog) -> _HandPlan:
+    """``_hand_plan`` of a hand that is over, made once per seat and kept on its log."""
+    hp = log.plans.get(seat)
+    if hp is None:
+        hp = log.plans[seat] = _hand_plan(game, seat, log, False)
+    return hp
+
+
 class _Plan:
-    __slots__ = ("earlier", "game", "hands", "knowledge", "length")
+    __slots__ = ("earlier", "game", "hands", "knowledge", "length", "logs")
 
     def __init__(self, game: KansasCity, seat: int, logs: list[_HandLog]) -> None:
         self.earlier: tuple[list[int], list[dict[str, Any]], list[int]] | None = None
         self.game = game
         self.length = len(game.history)
-        self.hands = [_hand_plan(game, seat, log, k == len(logs) - 1) for k, log in enumerate(logs)]
+        self.logs = logs
+        self.hands = [_finished_plan(game, seat, log) for log in logs[:-1]]
+        self.hands.append(_hand_plan(game, seat, logs[-1], True))
         self.knowledge = (
             "kansas_city", game.num_players, game.hands_total, game.hidden_backs, seat,
             tuple(hp.knowledge for hp in self.hands),
@@ -719,9 +735,12 @@ def _record(hp: _HandPlan, dealt: list[int]) -> MaskedDeal:
 
 def _earlier(plan: _Plan, seat: int) -> tuple[list[int], list[dict[str, Any]], list[int]]:
     """The hands before the current one in one filling of their hidden cards, drawn once per
-    plan (seeded by ``EARLIER_SEED``: from what the seat knows alone) and shared by every world
-    sampled from it: the last of them's upgraded cards (by event), their deal records and their
-    actions, one after the other."""
+    seat and finished hand (seeded by ``EARLIER_SEED``: from what the seat knows alone, so the
+    same for every position of the hand) and shared by every world sampled from them: the last
+    of them's upgraded cards (by event), their deal records and their actions, one after the
+    other."""
+    if plan.earlier is None and len(plan.logs) > 1:  # filled once per seat and finished hand
+        plan.earlier = plan.logs[-2].earlier.get(seat)
     if plan.earlier is None:
         rng = np.random.default_rng(EARLIER_SEED)
         ev_cards: list[int] = []
@@ -732,21 +751,42 @@ def _earlier(plan: _Plan, seat: int) -> tuple[list[int], list[dict[str, Any]], l
             deals.append(_record(hp, dealt))
             actions.extend(hand_actions)
         plan.earlier = (ev_cards, deals, actions)
+        if len(plan.logs) > 1:
+            plan.logs[-2].earlier[seat] = plan.earlier
     return plan.earlier
 
 
-def sample_world(game: KansasCity, seat: int, rng: np.random.Generator) -> World:
+def sample_world(game: KansasCity, seat: int, rng: np.random.Generator) -> LazyWorld:
     """A world consistent with everything ``seat`` knows (module docstring), drawn with ``rng``:
     the current hand's hidden cards drawn anew, the earlier hands' as the plan fills them once
-    (``_earlier``)."""
+    (``_earlier``). Its history is built at once (the batched engine replays it); its game on
+    first access (``_world_game``: the reference path plays it), before ``game`` moves on."""
     plan = _plan(game, seat)
-    n = game.num_players
     ev_prev, earlier_deals, earlier_actions = _earlier(plan, seat)
     hp = plan.hands[-1]
     ev_cards, held, passes, dealt, acts = _sample_hand(hp, game, seat, rng)
-    deals = [*earlier_deals, _record(hp, dealt)]
-    actions = earlier_actions + acts
-    world = game.clone(rng=np.random.default_rng(int(rng.integers(2**63))))
+    history = ([*earlier_deals, _record(hp, dealt)], earlier_actions + acts)
+    seed = int(rng.integers(2**63))
+    length = len(game.history)
+
+    def make() -> KansasCity:
+        if len(game.history) != length or game.is_over:
+            raise RuntimeError("a Kansas City world's game is made from the game it was sampled "
+                               "from on first access, and that game has moved on: read "
+                               "world.game before applying more actions to it")
+        return _world_game(game, seat, seed, plan, ev_cards, held, passes, ev_prev, history)
+
+    return LazyWorld(make, lambda: history)
+
+
+def _world_game(game: KansasCity, seat: int, seed: int, plan: _Plan, ev_cards: list[int],
+                held: list[int], passes: list[int], ev_prev: list[int],
+                history: tuple[list[dict[str, Any]], list[int]]) -> KansasCity:
+    """The world's game: ``game`` with the hidden cards the world drew (``sample_world``), a
+    fresh generator seeded ``seed`` and the world's ``history``."""
+    n = game.num_players
+    hp = plan.hands[-1]
+    world = game.clone(rng=np.random.default_rng(seed))
 
     def faces(evs: list[int]) -> int:
         mask = 0
@@ -776,10 +816,9 @@ def sample_world(game: KansasCity, seat: int, rng: np.random.Generator) -> World
         last = plan.hands[-2].last_trick
         assert last is not None
         world.last_trick = tuple((s, c if c >= 0 else ev_prev[-1 - c], t) for s, c, t in last[1])
-    world.deals = deals
-    world.history = actions
+    world.deals, world.history = history
     world._scripted = ()  # never the true game's scripted later hands
-    return World(world, deals, actions)
+    return world
 
 
 # ---- the fast bot ---------------------------------------------------------------------------

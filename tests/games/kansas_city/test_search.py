@@ -179,6 +179,23 @@ def test_worlds_differ_from_the_truth_and_from_each_other() -> None:
     assert tuple(game.hands) not in hands
 
 
+def test_a_worlds_game_is_made_once_and_only_before_its_game_moves_on() -> None:
+    """A world's game is made on first access (the batched engine replays only its history):
+    the same object every time after, the same state as a world drawn with the same seed; once
+    the game it was sampled from has moved on, reading it is one clear error."""
+    _, _, (games, _) = _games({"num_players": 4}, seed=12, bots="heuristic")
+    game = games[len(games) // 2].clone()
+    seat = game.current_player
+    early, late = (search.sample_world(game, seat, np.random.default_rng(1)) for _ in range(2))
+    made = early.game
+    assert made is early.game and early.deals == late.deals and early.actions == late.actions
+    assert made.history == early.actions and made.deals == early.deals
+    game.apply(game.legal_actions()[0])
+    assert early.game is made
+    with pytest.raises(RuntimeError, match="moved on"):
+        _ = late.game
+
+
 @pytest.mark.slow
 def test_every_point_of_a_game_replays() -> None:
     """Every decision of one 5-player game with hidden backs, for the seat to move."""
