@@ -44,7 +44,7 @@ the first.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -123,6 +123,9 @@ class _Starts(Sequence[Any]):
         if isinstance(i, slice):
             return [self.worlds[k].game for k in self.source[i]]
         return self.worlds[self.source[i]].game
+
+    def __iter__(self) -> Iterator[Any]:
+        return (self.worlds[k].game for k in self.source)
 
 
 class EngineRollouts:
@@ -282,7 +285,7 @@ class EngineRollouts:
             ended = np.flatnonzero(live & (engine.hands_dealt()[:rows] != start))
             if ended.size:
                 out[ended] = engine.boundary_values(ended, seat[ended],
-                                                    [starts[r] for r in ended.tolist()], value)
+                                                    _Starts(worlds, source[ended]), value)
             live[ended] = False
             going = np.flatnonzero(live)
             if not going.size:
