@@ -412,7 +412,7 @@ class _Context:
     """What every world sampled for one seat's knowledge shares (cached by that knowledge)."""
 
     __slots__ = ("chooser", "fields", "known", "pool", "public", "public_zones", "reserve_left",
-                 "rules", "seat", "seats", "sizes", "template")
+                 "rules", "seats", "sizes", "template")
 
     def __init__(self, game: CahootsTricks, seat: int) -> None:
         n = game.num_players
@@ -452,7 +452,6 @@ class _Context:
             self.template["reserve"] = drawn
         # what ``_parse_deal`` makes of the template, and each public part as a zone: a world's
         # record carries its parse (``ParsedDeal``), which a trusted engine reads
-        self.seat = seat
         start, identities, _, _ = game._parse_deal(
             {key: self.template[key] for key in ("start_player", "identities")})
         own = _zone(self.template["hands"][seat])
