@@ -15,7 +15,10 @@ one thread (BLAS limited to one): labels per second of wall time, and per CPU-se
 process (the per-core figure on a shared machine, where wall time counts other jobs' turns).
 The worlds and rollouts per label are printed, and the CPU time the world sampler alone takes
 on the same positions and seeds (with Python's cyclic collector paused, as a search runs), as
-a share (drawing the worlds is part of every label).
+a share (drawing the worlds is part of every label). ``--parts`` also prints, per row, each
+part's share of the labelling call's CPU time, from timers around the search's methods:
+drawing the worlds, loading them into the engine (building their histories, the engine's reset
+and replay), copying rows, the rollouts.
 """
 
 from __future__ import annotations
@@ -91,7 +94,66 @@ def sampling_seconds(row: str, found: list[Any], labels: list[Any], seed: int) -
     return time.process_time() - start
 
 
-def measure(row: str, blueprint: str, found: list[Any], seed: int) -> str:
+# the parts ``--parts`` times: (label, owner, method); a part's time excludes the parts called
+# inside it, and the engine's ``step`` counts only outside the other parts (the lockstep path;
+# inside an engine's default ``step_histories`` it is the replay's)
+PARTS = (
+    ("drawing the worlds", "search", "next_worlds"),
+    ("loading them (histories)", "rollouts", "_load"),
+    ("loading them (reset)", "engine", "reset"),
+    ("loading them (replay)", "engine", "step_histories"),
+    ("copying rows", "engine", "copy_rows"),
+    ("rollouts (play_out)", "engine", "play_out"),
+    ("rollouts (lockstep steps)", "engine", "step"),
+)
+
+
+def timed_parts(env_id: str) -> tuple[dict[str, float], Any]:
+    """CPU seconds per part of a labelling call (``PARTS``), filled in by timers wrapped around
+    those methods of the search's classes, each part's time without the parts called inside it;
+    returns the totals and a function that unwraps them. A lockstep rollout's policy calls are
+    in none of the parts."""
+    import cahoots_envs
+    from cahoots_envs.search.engine import EngineRollouts
+    from cahoots_envs.search.rounds import PositionSearch
+    from cahoots_envs.vector.engine import engine_class
+
+    owners = {"search": PositionSearch, "rollouts": EngineRollouts,
+              "engine": engine_class(cahoots_envs.game_spec(env_id))}
+    totals: dict[str, float] = {}
+    inner: list[float] = []  # per part being timed now: the time of the parts inside it so far
+    saved = []
+    for label, owner, name in PARTS:
+        cls = owners[owner]
+        original = getattr(cls, name)
+
+        def timed(*args: Any, _f: Any = original, _label: str = label, **kwargs: Any) -> Any:
+            if _label == PARTS[-1][0] and inner:  # a step inside another part is that part's
+                return _f(*args, **kwargs)
+            inner.append(0.0)
+            begin = time.process_time()
+            try:
+                return _f(*args, **kwargs)
+            finally:
+                spent = time.process_time() - begin
+                totals[_label] = totals.get(_label, 0.0) + spent - inner.pop()
+                if inner:
+                    inner[-1] += spent
+
+        saved.append((cls, name, cls.__dict__.get(name)))
+        setattr(cls, name, timed)
+
+    def unwrap() -> None:
+        for cls, name, own in saved:
+            if own is None:
+                delattr(cls, name)
+            else:
+                setattr(cls, name, own)
+
+    return totals, unwrap
+
+
+def measure(row: str, blueprint: str, found: list[Any], seed: int, parts: bool = False) -> str:
     import cahoots_envs
     from cahoots_envs.search import label_positions
 
@@ -101,9 +163,19 @@ def measure(row: str, blueprint: str, found: list[Any], seed: int) -> str:
     if blueprint == "zoo":
         policy = cahoots_envs.load_policy(f"zoo:{env_id.split('-')[0]}", env_id, opts, seed=0)
     label_positions(env_id, opts, found[:4], policy, seed=seed + 1, blueprint_name=blueprint)
+    totals, unwrap = timed_parts(env_id) if parts else ({}, None)
     start, cpu = time.perf_counter(), time.process_time()
-    labels = label_positions(env_id, opts, found, policy, seed=seed, blueprint_name=blueprint)
+    try:
+        labels = label_positions(env_id, opts, found, policy, seed=seed, blueprint_name=blueprint)
+    finally:
+        if unwrap is not None:
+            unwrap()
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    if parts:
+        shares = ", ".join(f"{label} {totals[label] / cpu:.0%}" for label, _, _ in PARTS
+                           if totals.get(label))
+        print(f"{row} over {blueprint}, share of the CPU time: {shares}; the rest "
+              f"{1 - sum(totals.values()) / cpu:.0%}", file=sys.stderr)
     searched = [x for x in labels if x.searched]
     worlds = sum(len(x.values) for x in searched) / max(len(searched), 1)
     rollouts = sum(x.values.size for x in searched) / max(len(searched), 1)
@@ -126,6 +198,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--blueprints", nargs="+", default=list(BLUEPRINTS), choices=BLUEPRINTS)
     parser.add_argument("--games", type=int, default=2, help="seeded games per row (default 2)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--parts", action="store_true",
+                        help="also print (to stderr) each part's share of the CPU time: "
+                             "drawing the worlds, loading them, the rollouts (timers around "
+                             "them cost a little)")
     args = parser.parse_args(argv)
     print("| row | blueprint | path | labels | worlds / rollouts per label "
           "| seconds (wall / CPU) | labels/s (wall) | labels per CPU-second "
@@ -134,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     for row in args.rows:
         found = positions(row, args.games, args.seed)
         for blueprint in args.blueprints:
-            print(measure(row, blueprint, found, args.seed), flush=True)
+            print(measure(row, blueprint, found, args.seed, args.parts), flush=True)
     return 0
 
 
