@@ -94,17 +94,17 @@ def sampling_seconds(row: str, found: list[Any], labels: list[Any], seed: int) -
     return time.process_time() - start
 
 
-# the parts ``--parts`` times: (label, owner, method); a part's time excludes the parts called
-# inside it, and the engine's ``step`` counts only outside the other parts (the lockstep path;
-# inside an engine's default ``step_histories`` it is the replay's)
+# the parts ``--parts`` times: (label, owner, method, outermost only); a part's time excludes
+# the parts called inside it, and an outermost-only part counts only outside the others (the
+# engine's ``step`` on the lockstep path; inside a default ``step_histories`` it is the replay's)
 PARTS = (
-    ("drawing the worlds", "search", "next_worlds"),
-    ("loading them (histories)", "rollouts", "_load"),
-    ("loading them (reset)", "engine", "reset"),
-    ("loading them (replay)", "engine", "step_histories"),
-    ("copying rows", "engine", "copy_rows"),
-    ("rollouts (play_out)", "engine", "play_out"),
-    ("rollouts (lockstep steps)", "engine", "step"),
+    ("drawing the worlds", "search", "next_worlds", False),
+    ("loading them (histories)", "rollouts", "_load", False),
+    ("loading them (reset)", "engine", "reset", False),
+    ("loading them (replay)", "engine", "step_histories", False),
+    ("copying rows", "engine", "copy_rows", False),
+    ("rollouts (play_out)", "engine", "play_out", False),
+    ("rollouts (lockstep steps)", "engine", "step", True),
 )
 
 
@@ -123,12 +123,13 @@ def timed_parts(env_id: str) -> tuple[dict[str, float], Any]:
     totals: dict[str, float] = {}
     inner: list[float] = []  # per part being timed now: the time of the parts inside it so far
     saved = []
-    for label, owner, name in PARTS:
+    for label, owner, name, outermost in PARTS:
         cls = owners[owner]
         original = getattr(cls, name)
 
-        def timed(*args: Any, _f: Any = original, _label: str = label, **kwargs: Any) -> Any:
-            if _label == PARTS[-1][0] and inner:  # a step inside another part is that part's
+        def timed(*args: Any, _f: Any = original, _label: str = label,
+                  _outermost: bool = outermost, **kwargs: Any) -> Any:
+            if _outermost and inner:  # inside another part: that part's time
                 return _f(*args, **kwargs)
             inner.append(0.0)
             begin = time.process_time()
@@ -172,7 +173,7 @@ def measure(row: str, blueprint: str, found: list[Any], seed: int, parts: bool =
             unwrap()
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu
     if parts:
-        shares = ", ".join(f"{label} {totals[label] / cpu:.0%}" for label, _, _ in PARTS
+        shares = ", ".join(f"{label} {totals[label] / cpu:.0%}" for label, *_ in PARTS
                            if totals.get(label))
         print(f"{row} over {blueprint}, share of the CPU time: {shares}; the rest "
               f"{1 - sum(totals.values()) / cpu:.0%}", file=sys.stderr)

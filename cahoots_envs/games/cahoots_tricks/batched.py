@@ -511,6 +511,43 @@ def _write_mask(zn: np.ndarray, st: np.ndarray, n: int, out: np.ndarray) -> None
 
 
 # ---- the observation ----------------------------------------------------------------------
+@numba.njit(cache=True)
+def _put_identities(out: np.ndarray, st: np.ndarray, seat: int, n: int, p: np.ndarray) -> None:
+    """Every seat's identity suits, turned so that ``seat``'s come first (identities)."""
+    for s in range(n):
+        rel = s - seat
+        if rel < 0:
+            rel += n
+        suits = st[S_IMASK + s]
+        at = p[O_IDENT] + rel * 6
+        for k in range(6):
+            out[at + k] = suits >> k & 1
+
+
+@numba.njit(cache=True, error_model="numpy")
+def _put_scoring(out: np.ndarray, st: np.ndarray, seat: int, n: int, p: np.ndarray) -> int:
+    """The trick in progress's suit totals and scoring winners (``seat``'s view), every entry
+    written (zeros before its first play); returns its winning suits (0 before)."""
+    at_totals, at_winners = p[O_TOTALS], p[O_WINNERS]
+    for r in range(n):
+        out[at_winners + r] = 0.0
+    if st[S_NTRICK] == 0:
+        for k in range(6):
+            out[at_totals + k] = 0.0
+        return 0
+    for k in range(6):
+        out[at_totals + k] = st[S_TOT + k] / SUIT_TOTAL_SCALE
+    if st[S_PHASE] == 1 or st[S_NWIN] > 0:
+        won = np.int64(st[S_WSUITS])
+        count = np.int64(st[S_NWIN])
+    else:
+        won, count = _leaders(st, n)
+    for k in range(count):
+        rel = st[S_WIN + k] - seat
+        out[at_winners + (rel + n if rel < 0 else rel)] = 1.0
+    return won
+
+
 @numba.njit(cache=True, error_model="numpy")
 def _encode(zn: np.ndarray, st: np.ndarray, tl: np.ndarray, seat: int, n: int, p: np.ndarray,
             out: np.ndarray) -> None:
@@ -546,10 +583,6 @@ def _encode(zn: np.ndarray, st: np.ndarray, tl: np.ndarray, seat: int, n: int, p
         _put_tally(out, p[O_PLAYED_BY] + rel * NUM_TYPES, tl, r, st[S_TMASK + r])
         r = 1 + 2 * MAXP + s
         _put_tally(out, p[O_KILLED_BY] + rel * NUM_TYPES, tl, r, st[S_TMASK + r])
-        suits = st[S_IMASK + s]
-        at = p[O_IDENT] + rel * 6
-        for k in range(6):
-            out[at + k] = suits >> k & 1
         out[p[O_HSIZES] + rel] = _count(zn[Z_HAND + s]) / HAND_SIZE
         out[p[O_SCORES] + rel] = (st[S_TH + s] / 3) / scale
     # the trick in progress: plays by seat and lap, keep/kill picks
@@ -577,22 +610,11 @@ def _encode(zn: np.ndarray, st: np.ndarray, tl: np.ndarray, seat: int, n: int, p
         if t >= 0:
             out[at + (rel * 2 + 1) * NUM_TYPES + t] = 1.0
     phase = st[S_PHASE]
-    if ntrick > 0:
-        at = p[O_TOTALS]
-        for k in range(6):
-            out[at + k] = st[S_TOT + k] / SUIT_TOTAL_SCALE
-        if phase == 1 or st[S_NWIN] > 0:
-            won = np.int64(st[S_WSUITS])
-            count = np.int64(st[S_NWIN])
-        else:
-            won, count = _leaders(st, n)
-        at = p[O_WSUITS]
-        for k in range(6):
-            out[at + k] = won >> k & 1
-        at = p[O_WINNERS]
-        for k in range(count):
-            rel = st[S_WIN + k] - seat
-            out[at + (rel + n if rel < 0 else rel)] = 1.0
+    _put_identities(out, st, seat, n, p)
+    won = _put_scoring(out, st, seat, n, p)
+    at = p[O_WSUITS]
+    for k in range(6):
+        out[at + k] = won >> k & 1
     out[p[O_TRICKNUM] + st[S_TRICKNUM] - 1] = 1.0
     rel = start - seat
     out[p[O_START] + (rel + n if rel < 0 else rel)] = 1.0
@@ -732,30 +754,8 @@ def _encode_for_bot(zn: np.ndarray, st: np.ndarray, seat: int, n: int, p: np.nda
     of trick_number) written into ``out`` as ``_encode`` writes them; the others are left as
     they were. A rollout asks the bot at every move, and the whole observation costs several
     times what the bot itself does."""
-    for s in range(n):
-        rel = s - seat
-        if rel < 0:
-            rel += n
-        suits = st[S_IMASK + s]
-        at = p[O_IDENT] + rel * 6
-        for k in range(6):
-            out[at + k] = suits >> k & 1
-    at_totals, at_winners = p[O_TOTALS], p[O_WINNERS]
-    for r in range(n):
-        out[at_winners + r] = 0.0
-    if st[S_NTRICK] > 0:
-        for k in range(6):
-            out[at_totals + k] = st[S_TOT + k] / SUIT_TOTAL_SCALE
-        if st[S_PHASE] == 1 or st[S_NWIN] > 0:
-            count = np.int64(st[S_NWIN])
-        else:
-            count = _leaders(st, n)[1]
-        for k in range(count):
-            rel = st[S_WIN + k] - seat
-            out[at_winners + (rel + n if rel < 0 else rel)] = 1.0
-    else:
-        for k in range(6):
-            out[at_totals + k] = 0.0
+    _put_identities(out, st, seat, n, p)
+    _put_scoring(out, st, seat, n, p)
     out[p[O_TRICKNUM] + TRICKS - 1] = 1.0 if st[S_TRICKNUM] == TRICKS else 0.0
 
 
