@@ -14,6 +14,7 @@ import pytest
 import cahoots_envs
 from cahoots_envs.core.batched import OUTPUT_BUFFERS
 from cahoots_envs.core.numba_kernels import randint, seed_states
+from cahoots_envs.core.search import LazyWorld, RolloutParts
 from cahoots_envs.search import Infoset, SearchPolicy, World, parse_search_spec
 from cahoots_envs.search.engine import EngineRollouts, engine_problem, win_options, world_stream
 from cahoots_envs.vector.engine import engine_class
@@ -22,7 +23,7 @@ from tests.search_checks import record_game
 pytest.importorskip("numba")
 
 # (env_id, options): every player count and the options that change the rules
-CASES = [
+CASES: list[tuple[str, dict[str, Any]]] = [
     ("kansas_city-v1", {"num_players": 4, "hands": 2}),  # hand boundaries and game ends
     ("kansas_city-v1", {"num_players": 5, "hands": 1, "card_backs": "hidden"}),
     ("texas_euchre-v1", {"num_players": 3, "target_score": 15}),
@@ -48,7 +49,7 @@ class FirstBest:
     name = "first-best"
 
     def __init__(self, env_id: str, options: dict[str, Any]) -> None:
-        self.bot = cahoots_envs.game_spec(env_id).bot(options, seed=0)
+        self.bot: Any = cahoots_envs.game_spec(env_id).bot(options, seed=0)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         return int(min(self.bot.best_actions(observation, action_mask)))
@@ -337,3 +338,104 @@ def test_step_histories_is_a_step_per_row(env_id, options) -> None:
         assert np.array_equal(getattr(stepped, name), getattr(replayed, name)), name
     for k, g in enumerate(picks):
         assert replayed.game(k).legal_actions() == g.legal_actions()
+
+
+# Kansas City games of several hands: worlds that share their earlier hands (``rollout_parts``)
+SHARED_CASES: list[tuple[str, dict[str, Any]]] = [
+    ("kansas_city-v1", {"num_players": 4, "hands": 3}),
+    ("kansas_city-v1", {"num_players": 5, "hands": 2, "card_backs": "hidden"}),
+]
+
+
+def _loaded_both_ways(env_id: str, options: dict[str, Any]) -> tuple[Any, Any, int]:
+    """The worlds of a few positions (the first hand, later hands, the same position twice),
+    loaded from their split histories (``load``: the shared hands once per position, then
+    ``deal_current``) and replayed whole, world by world (``_load``); and the worlds' count."""
+    spec = cahoots_envs.game_spec(env_id)
+    resolved = spec.resolve_options(options)
+    games, _ = record_game(env_id, resolved, 4)
+    live = [g for g in games if not g.is_over]
+    picks = [live[-1], live[len(live) // 2], live[3], live[-1]]
+    worlds = []
+    for k, game in enumerate(picks):
+        info = Infoset(game, game.current_player, spec, resolved)
+        worlds += [info.sample(np.random.default_rng([k, j])) for j in range(3)]
+    assert all(w.rollout_parts() is not None for w in worlds)
+    assert len({id(w.rollout_parts().earlier[1]) for w in worlds}) < len(worlds)  # type: ignore[union-attr]
+    rollouts = EngineRollouts(spec, resolved, info._sampler)
+    split = rollouts.load(worlds)
+    assert rollouts._bases, "the split histories were not loaded from shared games"
+    whole, _ = EngineRollouts(spec, resolved, info._sampler)._load(worlds, None)
+    return split, whole, len(worlds)
+
+
+@pytest.mark.parametrize(("env_id", "options"), SHARED_CASES, ids=lambda x: str(x))
+def test_worlds_that_share_earlier_hands_load_as_if_replayed_whole(env_id, options) -> None:
+    """Loading the earlier hands once per position and dealing each copy its world's current
+    hand (``deal_current``) leaves every game as replaying each world whole does: every
+    per-game array but the stream (search sets the rollout rows' streams itself), the outputs,
+    and the game ``game(i)`` rebuilds."""
+    split, whole, w = _loaded_both_ways(env_id, options)
+    stream = type(split).STREAM
+    for name in ("to_move", "obs", "mask", *type(split).ROW_ARRAYS):
+        if name != stream:
+            assert np.array_equal(getattr(split, name)[:w], getattr(whole, name)[:w]), name
+    for k in range(w):
+        a, b = split.game(k), whole.game(k)
+        assert a.deals == b.deals and a.history == b.history
+
+
+def test_a_broken_deal_current_is_caught(monkeypatch) -> None:
+    """A ``deal_current`` that deals the cards but forgets the hand's scripted record fails the
+    comparison above (the games play on alike, but they no longer rebuild the same game)."""
+    cls = engine_class(cahoots_envs.game_spec("kansas_city-v1"))
+    deal_current = cls.deal_current
+
+    def forgetful(self, deals):
+        saved = self._deals.copy()
+        deal_current(self, deals)
+        self._deals[:] = saved
+
+    monkeypatch.setattr(cls, "deal_current", forgetful)
+    split, whole, w = _loaded_both_ways(*SHARED_CASES[0])
+    assert not np.array_equal(split._deals[:w], whole._deals[:w])
+
+
+def test_deal_current_refuses_games_in_play_and_other_deals() -> None:
+    """``deal_current`` deals only games just dealt their hand, one record each, by the dealer
+    of the hand: one clear error otherwise, before anything changes."""
+    env_id, options = SHARED_CASES[0]
+    spec = cahoots_envs.game_spec(env_id)
+    engine: Any = engine_class(spec)(spec, win_options(spec.resolve_options(options)), 2)
+    engine.reset(seed_states(0, 2), None)
+    records = [engine.game(i).deals[0] for i in range(2)]
+    before = [engine._state.copy(), engine._masks.copy(), engine._deals.copy()]
+    with pytest.raises(ValueError, match="deals every game: 2 deals, got 1"):
+        engine.deal_current(records[:1])
+    wrong_dealer = {**records[1], "dealer": (records[1]["dealer"] + 1) % 4}
+    with pytest.raises(ValueError, match="game 1: deal_current takes the hands of the hand"):
+        engine.deal_current([records[0], wrong_dealer])
+    with pytest.raises(ValueError, match="game 1: deal_current takes the hands"):
+        engine.deal_current([records[0], {"dealer": records[1]["dealer"]}])
+    assert all(np.array_equal(a, b) for a, b in
+               zip(before, [engine._state, engine._masks, engine._deals]))
+    engine.step(np.array([int(np.flatnonzero(engine.mask[0])[0]), -1]))
+    with pytest.raises(ValueError, match="game 0 is not at the start of its hand"):
+        engine.deal_current(records)
+
+
+def test_a_lazy_worlds_parts_are_its_rollout_history_until_it_is_built() -> None:
+    """``LazyWorld(parts=...)``: the rollout history is the parts joined; once the world's own
+    history is built, that is its rollout history and it offers no parts; a world takes a
+    rollout history or its parts, not both."""
+    earlier = ([{"dealer": 0}], [1, 2])
+    parts = RolloutParts(earlier, {"dealer": 1}, [3])
+    built = ([{"dealer": 0, "own": True}, {"dealer": 1}], [1, 2, 3])
+    game: Any = None  # never made here
+    world = LazyWorld(lambda: game, lambda: built, parts=lambda: parts)
+    assert world.rollout_parts() is parts
+    assert world.rollout_history() == ([{"dealer": 0}, {"dealer": 1}], [1, 2, 3])
+    assert world.deals is built[0]
+    assert world.rollout_parts() is None and world.rollout_history() == built
+    with pytest.raises(ValueError, match="a rollout history or its parts, not both"):
+        LazyWorld(lambda: game, lambda: built, lambda: built, parts=lambda: parts)

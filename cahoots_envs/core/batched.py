@@ -146,6 +146,9 @@ class BatchedEngine(abc.ABC):
         self._final_obs_buf = np.zeros((0, p, size), OBS_DTYPE)
         self.final_scores = self._final_scores_buf
         self.final_obs = self._final_obs_buf
+        # whether the games hold games to play: set by a subclass's ``reset`` and by
+        # ``copy_rows`` (an engine made for copies is never dealt); ``step`` refuses before
+        self._dealt = False
 
     # ---- what a game implements ---------------------------------------------------------
     @abc.abstractmethod
@@ -273,6 +276,10 @@ class BatchedEngine(abc.ABC):
     #: (False: it writes whatever it reads, so search copies those rows only for the lockstep
     #: path, ``copy_observations``; an observation row is most of a game's bytes)
     PLAY_OUT_READS_OBSERVATIONS: ClassVar[bool] = True
+    #: whether a game's stream can act before its hand ends (False: chance acts only in
+    #: dealing a hand, so a search rollout, which stops at its hand's end, draws nothing from
+    #: it, and search leaves the rollout rows' streams as copied)
+    HAND_CHANCE: ClassVar[bool] = True
 
     def copy_rows(self, source: BatchedEngine, rows: np.ndarray,
                   observations: bool = True) -> None:
@@ -280,13 +287,17 @@ class BatchedEngine(abc.ABC):
         ``source`` (an engine of the same class and options, reset before): every array of
         ``ROW_ARRAYS``, the ``to_move`` rows and (``observations``) the ``obs`` and ``mask``
         rows (else ``copy_observations`` copies them later); the other games are left as they
-        are. An engine with per-game state outside those arrays overrides this."""
+        are. An engine with per-game state outside those arrays overrides this. This engine
+        need not have been reset (search's rollout engines are not: a reset writes every
+        game's observation): the copied games can then be stepped, the others only skipped
+        (action -1)."""
         if type(source) is not type(self):
             raise TypeError(f"copy_rows copies between engines of one class, got "
                             f"{type(source).__name__} into {type(self).__name__}")
         k = len(rows)
         for name in ("to_move", *self.ROW_ARRAYS):
             getattr(self, name)[:k] = getattr(source, name)[rows]
+        self._dealt = True
         if observations:
             self.copy_observations(source, rows)
 
@@ -295,6 +306,21 @@ class BatchedEngine(abc.ABC):
         k = len(rows)
         self.obs[:k] = source.obs[rows]
         self.mask[:k] = source.mask[rows]
+
+    #: whether ``deal_current`` is implemented (search's loader then replays the earlier hands
+    #: that a decision's worlds share once, ``World.rollout_parts``)
+    DEALS_CURRENT: ClassVar[bool] = False
+
+    def deal_current(self, deals: Sequence[Mapping[str, Any]]) -> None:
+        """Every game of this engine, each just dealt its current hand (no action taken in it
+        since: a copy, ``copy_rows``, of a game loaded to that point), dealt ``deals[i]`` (a
+        trusted engine's deal record, the hands given) instead, as if ``reset`` had been given
+        that record for the hand: the cards, and the record ``game(i)`` rebuilds. An engine
+        that implements it sets ``DEALS_CURRENT``; ``tests/test_search_engine.py`` compares the
+        games it leaves with games loaded whole. Not a way to change a game in play: a game
+        not at the start of its hand raises ``ValueError``."""
+        raise NotImplementedError(f"{self.spec.env_id}: this engine does not deal a current "
+                                  f"hand anew")
 
     def step_histories(self, history: np.ndarray) -> None:
         """``step(history[t])`` for every ``t`` in order (``int64[T, N]``, -1 where a game's

@@ -41,7 +41,11 @@ A game's ``games/<game>/search.py`` module is its world sampler. It offers:
 
 A ``World`` may override ``rollout_history()`` (the deals and actions the batched engine
 replays to load it) with a cheaper history to the same state as far as a rollout reads it;
-``LazyWorld`` builds its history on first access and takes such a rollout history.
+``LazyWorld`` builds its history on first access and takes such a rollout history. Where that
+history begins with earlier hands that every world of a decision shares (one filling of their
+hidden cards), ``rollout_parts()`` may say so (``RolloutParts``): an engine that can deal a
+copied game's current hand anew (``BatchedEngine.deal_current``) then replays the shared hands
+once per decision instead of once per world.
 
 ``core/face.py``'s ``WorldSampler`` protocol names these members; registration checks them.
 """
@@ -50,11 +54,29 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from cahoots_envs.core.game import Game
 
 History = tuple[list[dict[str, Any]], list[int]]  # a game's deals (one per hand) and actions
+
+
+class RolloutParts(NamedTuple):
+    """A world's rollout history split where its current hand begins (``World.rollout_parts``):
+    ``earlier``, the deals and actions of the hands before it, the same two list objects in
+    every world of a decision that shares them (the engine's loader tells the worlds that share
+    them apart by those objects); ``deal``, the current hand's deal record; ``actions``, the
+    current hand's actions so far. ``rollout_history()`` is ``(earlier deals + [deal], earlier
+    actions + actions)``."""
+
+    earlier: History
+    deal: dict[str, Any]
+    actions: list[int]
+
+    def history(self) -> History:
+        """The rollout history these parts make up."""
+        deals, actions = self.earlier
+        return [*deals, self.deal], [*actions, *self.actions]
 
 
 @dataclass
@@ -80,6 +102,12 @@ class World:
         shared by all the worlds of a decision, where no rollout reads them (docs/search.md)."""
         return self.deals, self.actions
 
+    def rollout_parts(self) -> RolloutParts | None:
+        """``rollout_history()`` split where the current hand begins, its earlier hands shared
+        with other worlds (``RolloutParts``); None (here): not split, the loader replays the
+        whole history world by world."""
+        return None
+
 
 class LazyWorld(World):
     """A ``World`` whose history (``deals`` and ``actions``) is built on first access by
@@ -89,15 +117,21 @@ class LazyWorld(World):
     of the decision shares). ``game`` may be a function that makes the world's game on first
     access instead, so a search that only replays the history on the batched engine never
     builds it (such a function should refuse, with a clear error, once the game it was sampled
-    from has moved on)."""
+    from has moved on). ``parts()`` (optional, instead of ``rollout``) gives the rollout
+    history split where the current hand begins (``rollout_parts``); until the history is built
+    it is the rollout history."""
 
     def __init__(self, game: Game | Callable[[], Game], build: Callable[[], History],
-                 rollout: Callable[[], History] | None = None) -> None:
+                 rollout: Callable[[], History] | None = None,
+                 parts: Callable[[], RolloutParts] | None = None) -> None:
+        if rollout is not None and parts is not None:
+            raise ValueError("a LazyWorld takes a rollout history or its parts, not both")
         self._game: Game | None = game if isinstance(game, Game) else None
         self._make_game: Callable[[], Game] | None = None if isinstance(game, Game) else game
         self.rng_state = None
         self._build: Callable[[], History] | None = build
         self._rollout = rollout
+        self._parts = parts
         self._history: History | None = None
 
     @property  # type: ignore[override]
@@ -116,13 +150,19 @@ class LazyWorld(World):
         if self._history is None:
             assert self._build is not None
             self._history = self._build()
-            self._build = self._rollout = None
+            self._build = self._rollout = self._parts = None
         return self._history
 
     def rollout_history(self) -> History:
-        if self._history is not None or self._rollout is None:
-            return self._built()
-        return self._rollout()
+        if self._history is None:
+            if self._rollout is not None:
+                return self._rollout()
+            if self._parts is not None:
+                return self._parts().history()
+        return self._built()
+
+    def rollout_parts(self) -> RolloutParts | None:
+        return self._parts() if self._history is None and self._parts is not None else None
 
     @property  # type: ignore[override]
     def deals(self) -> list[dict[str, Any]]:

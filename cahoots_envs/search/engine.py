@@ -12,14 +12,19 @@ it for the chunks of several decisions (``Job``s, from any games) in one batch (
    the same state as far as a rollout reads it; ``reset(deals=...)``, the loader being
    ``trusted``: the sampler's deals are not rebuilt as reference games to check them; then
    ``step_histories``: one kernel call where the engine has one, -1 for the worlds whose
-   history is shorter).
+   history is shorter). Where the worlds share their earlier hands (``World.rollout_parts``)
+   and the engine deals a current hand anew (``deal_current``), those hands are replayed once
+   per set of worlds sharing them, each copy then dealt its world's current hand and played
+   on from there.
    Replaying was chosen over packing a ``Game`` into a row: it is one generic path for every
    engine (docs/search.md). Each replayed world must have ``seat`` to move with exactly its
    legal moves (else ``RuntimeError``: a broken loader).
 2. **Rows.** A rollout engine gets ``len(worlds) * len(legal)`` games, world-major: the rows of
    world ``k`` are copies of loader game ``k`` (``copy_rows``), all with world ``k``'s own
    chance stream (``world_stream(seed, first + k)``): the candidate moves of one world meet the
-   same chance events (common random numbers), as on the reference path.
+   same chance events (common random numbers), as on the reference path. An engine whose
+   chance acts only in dealing a hand (``HAND_CHANCE = False``) draws nothing in a rollout; its
+   rows keep the streams they were copied with.
 3. **Rollouts.** Each row plays its candidate move, then the policy plays every seat until the
    row's hand ends (``hands_dealt`` changes) or its game ends: in one kernel call where the
    engine has a compiled twin of the policy (``play_out``), else in lockstep, ``act_batch``
@@ -50,7 +55,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from cahoots_envs.core.batched import BatchedEngine
-from cahoots_envs.core.search import World
+from cahoots_envs.core.search import RolloutParts, World
 from cahoots_envs.core.spec import GameSpec
 
 # rows (worlds x moves) of one lockstep chunk; the clock is read between chunks
@@ -102,6 +107,14 @@ def engine_problem(spec: GameSpec, options: Mapping[str, Any]) -> str | None:
     return engine.replay_problem()
 
 
+def _padded(histories: Sequence[Sequence[int]]) -> np.ndarray:
+    """Actions for ``step_histories``: ``out[t, k]`` is ``histories[k][t]``, -1 after it."""
+    out = np.full((max(map(len, histories), default=0), len(histories)), -1, np.int64)
+    for k, actions in enumerate(histories):
+        out[: len(actions), k] = actions
+    return out
+
+
 def world_stream(seed: int, k: int) -> np.uint64:
     """The engine generator state of world ``k`` of the decision seeded ``seed``."""
     return np.random.default_rng([seed, k, 1]).integers(2**63, dtype=np.uint64)
@@ -146,27 +159,67 @@ class EngineRollouts:
         self._actions = getattr(sampler, "engine_actions", None)  # a world's replayed actions
         self.cls = engine_class(spec)
         self._loaders: dict[int, BatchedEngine] = {}
+        self._bases: dict[int, BatchedEngine] = {}  # games at the start of a current hand
         self._engines: dict[int, BatchedEngine] = {}
 
     # ---- engines ----------------------------------------------------------------------------
-    def _new(self, size: int) -> BatchedEngine:
-        from cahoots_envs.core.numba_kernels import seed_states
-
-        engine = self.cls(self.spec, dict(self.options), size)
-        engine.reset(seed_states(0, size), None)
-        return engine
-
     def _rollout_engine(self, rows: int) -> BatchedEngine:
+        """The rollout engine for ``rows`` rows: never dealt, its games copied in
+        (``copy_rows``), the ones past ``rows`` skipped."""
         size = max(MIN_ROWS, 1 << (rows - 1).bit_length())
         if size not in self._engines:
-            self._engines[size] = self._new(size)
+            self._engines[size] = self.cls(self.spec, dict(self.options), size)
         return self._engines[size]
 
     def load(self, worlds: Sequence[World]) -> BatchedEngine:
         """A loader engine whose game ``k`` is world ``k`` (its deals replayed with its
-        actions)."""
+        actions): where every world splits its history (``World.rollout_parts``) and the
+        engine deals a current hand anew (``deal_current``), the earlier hands once per set
+        of worlds that share them (``_load_parts``), else every world's whole history."""
+        if self.cls.DEALS_CURRENT and self._actions is None:
+            parts = [world.rollout_parts() for world in worlds]
+            if all(part is not None for part in parts):
+                return self._load_parts(parts)  # type: ignore[arg-type]
         engine, _ = self._load(worlds, None)
         return engine
+
+    def _loader(self, size: int, kept: dict[int, BatchedEngine]) -> BatchedEngine:
+        """The trusted engine of ``size`` games kept in ``kept`` (made on first use)."""
+        loader = kept.get(size)
+        if loader is None:
+            if len(kept) >= MAX_LOADERS:  # labelling asks for many sizes
+                kept.clear()
+            loader = kept[size] = self.cls(self.spec, dict(self.options), size)
+            loader.trusted = True  # the sampler's deals: no reference game built to check them
+        return loader
+
+    def _load_parts(self, parts: Sequence[RolloutParts]) -> BatchedEngine:
+        """``load`` from the worlds' split histories: one game per distinct ``earlier`` (the
+        same list objects) dealt and replayed to the start of the current hand, copied into one
+        game per world, which ``deal_current`` deals that world's current hand and
+        ``step_histories`` plays its actions in (the same games as replaying each world whole:
+        tests/test_search_engine.py)."""
+        from cahoots_envs.core.numba_kernels import seed_states
+
+        games: dict[tuple[int, int], int] = {}  # the earlier hands' objects -> their game
+        heads: list[RolloutParts] = []  # per game, the first world's parts
+        group = np.empty(len(parts), np.int64)
+        for k, part in enumerate(parts):
+            deals, actions = part.earlier
+            key = (id(deals), id(actions))
+            g = games.get(key)
+            if g is None:
+                g = games[key] = len(heads)
+                heads.append(part)
+            group[k] = g
+        base = self._loader(len(heads), self._bases)
+        base.reset(seed_states(0, len(heads)), [[*part.earlier[0], part.deal] for part in heads])
+        base.step_histories(_padded([part.earlier[1] for part in heads]))
+        loader = self._loader(len(parts), self._loaders)
+        loader.copy_rows(base, group, observations=False)
+        loader.deal_current([part.deal for part in parts])
+        loader.step_histories(_padded([part.actions for part in parts]))
+        return loader
 
     def _load(self, worlds: Sequence[World], upto: int | None,
               ) -> tuple[BatchedEngine, np.ndarray]:
@@ -176,20 +229,11 @@ class EngineRollouts:
         from cahoots_envs.core.numba_kernels import seed_states
 
         w = len(worlds)
-        loader = self._loaders.get(w)
-        if loader is None:
-            if len(self._loaders) >= MAX_LOADERS:  # labelling asks for many sizes
-                self._loaders.clear()
-            loader = self._loaders[w] = self.cls(self.spec, dict(self.options), w)
-            loader.trusted = True  # the sampler's deals: no reference game built to check them
+        loader = self._loader(w, self._loaders)
         histories = [world.rollout_history() for world in worlds]
         loader.reset(seed_states(0, w), [deals for deals, _ in histories])
-        replays = [actions if self._actions is None else self._actions(actions)
-                   for _, actions in histories]
-        longest = max(len(actions) for actions in replays)
-        history = np.full((longest, w), -1, np.int64)
-        for k, actions in enumerate(replays):
-            history[: len(actions), k] = actions
+        history = _padded([actions if self._actions is None else self._actions(actions)
+                           for _, actions in histories])
         loader.step_histories(history if upto is None else history[:upto])
         return loader, history
 
@@ -242,20 +286,22 @@ class EngineRollouts:
         through a blueprint that breaks ties with one generator for the whole batch."""
         worlds = [world for job in jobs for world in job.worlds]
         loader = self.load(worlds)
+        counts = loader.mask[: len(worlds)].sum(axis=1).tolist()  # each world's legal moves
         sources, firsts, seats, streams = [], [], [], []
         k = 0
         for job in jobs:
             w, m = len(job.worlds), len(job.legal)
             moves = np.asarray(job.legal, np.int64)
+            fits = (loader.to_move[k : k + w] == job.seat) & \
+                loader.mask[k : k + w, moves].all(axis=1)
             for j in range(w):
-                mask = loader.mask[k + j]
-                count = int(mask.sum())  # the world's legal moves; the job's may be fewer
-                if int(loader.to_move[k + j]) != job.seat or not mask[moves].all() or \
-                        count != m and count != len(job.worlds[j].game.legal_actions()):
+                if not fits[j] or counts[k + j] != m and \
+                        counts[k + j] != len(job.worlds[j].game.legal_actions()):
                     raise RuntimeError(f"{self.spec.env_id}: world {job.first + j} did not "
                                        f"replay to seat {job.seat}'s decision with its {m} "
                                        f"legal moves")
-                streams.append(world_stream(job.seed, job.first + j))
+                if self.cls.HAND_CHANCE:
+                    streams.append(world_stream(job.seed, job.first + j))
             sources.append(np.repeat(np.arange(k, k + w), m))
             firsts.append(np.tile(moves, w))
             seats.append(np.full(w * m, job.seat, np.int64))
@@ -266,7 +312,8 @@ class EngineRollouts:
         engine = self._rollout_engine(rows)
         lazy = not engine.PLAY_OUT_READS_OBSERVATIONS  # copied below if play_out declines
         engine.copy_rows(loader, source, observations=not lazy)
-        engine.streams()[:rows] = np.array(streams, np.uint64)[source]
+        if engine.HAND_CHANCE:
+            engine.streams()[:rows] = np.array(streams, np.uint64)[source]
         actions = np.full(engine.num_envs, -1, np.int64)
         actions[:rows] = np.concatenate(firsts)
         value = self.sampler.value

@@ -715,7 +715,6 @@ class Engine(BatchedEngine):
         self._history = np.zeros((n, MAX_PLAYS), np.uint16)
         self.redeals = np.zeros(n, np.int64)  # auto deals over at the deal, dealt again
         self.rng_state = np.zeros(n, np.uint64)
-        self._reset_done = False
 
     def absent_segments(self) -> frozenset[str]:
         """One player has no other hands: the layout has no ``other_hands`` then."""
@@ -740,10 +739,10 @@ class Engine(BatchedEngine):
                 self._state[i, S_G] = len(goals)
         self.final_buffers(0)
         self._finish(self._deals(DEAL_STREAM if loaded is None else DEAL_SCRIPTED))
-        self._reset_done = True
+        self._dealt = True
 
     def step(self, actions: np.ndarray) -> None:
-        if not self._reset_done:
+        if not self._dealt:
             raise RuntimeError("call reset() before step()")
         ended = _step_kernel(
             actions, self._state, self._bits, self._cards, self._goals, self._history, self.obs,
@@ -823,7 +822,7 @@ class Engine(BatchedEngine):
         }
 
     def game(self, i: int) -> Game:
-        if not self._reset_done:
+        if not self._dealt:
             raise RuntimeError("call reset() before game(i)")
         turns = int(self._state[i, S_TURNS])
         actions = (self._history[i, :turns] & 127).tolist()

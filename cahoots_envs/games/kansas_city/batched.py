@@ -50,6 +50,7 @@ from cahoots_envs.core.numba_kernels import (
     split_outcome,
 )
 from cahoots_envs.core.spec import GameSpec
+from cahoots_envs.core.text import short_repr
 from cahoots_envs.games.kansas_city import search
 from cahoots_envs.games.kansas_city.bot import HeuristicPolicy
 from cahoots_envs.games.kansas_city.bot_batched import (
@@ -807,6 +808,8 @@ class Engine(BatchedEngine):
     SEGMENTS = SEGMENTS
     ROW_ARRAYS = ("_state", "_masks", "_deals", "_script", "_history", "_passes", "_rng")
     PLAY_OUT_READS_OBSERVATIONS = False  # its bot twin writes the rows it reads
+    DEALS_CURRENT = True
+    HAND_CHANCE = False  # the stream deals hands (and draws a first dealer), nothing else
     STREAM = "_rng"
 
     def __init__(self, spec: GameSpec, options: dict[str, Any], num_envs: int) -> None:
@@ -853,7 +856,6 @@ class Engine(BatchedEngine):
         self._passes = np.zeros((size, hands, n), np.uint16)
         self._rng = np.zeros(size, np.uint64)
         self._none = np.zeros(0, np.int64)
-        self._dealt = False
 
     def reset(self, rng_state: np.ndarray, deals: list[Any] | None) -> None:
         """Deal every game: hand by hand from ``deals[i]`` where given (every deal checked by
@@ -894,6 +896,36 @@ class Engine(BatchedEngine):
         self.final_buffers(0)
         self._run(MODE_RESET)
         self._dealt = True
+
+    def deal_current(self, deals: Sequence[Mapping[str, Any]]) -> None:
+        """``BatchedEngine.deal_current``: game ``i``'s current hand becomes ``deals[i]``'s
+        hands (its scripted deal, each seat's cards, the card set aside at 5 players), as
+        ``_start_hand`` deals a scripted hand; the outputs stay the copied game's until the
+        next ``step_histories``."""
+        size, n = self.num_envs, self.num_players
+        if len(deals) != size:
+            raise ValueError(f"deal_current deals every game: {size} deals, got {len(deals)}")
+        state = self._state
+        fresh = (state[:, S_PHASE] == PH_PASS) & (state[:, S_PASSES] == 0)
+        if not fresh.all():
+            raise ValueError(f"game {int(np.flatnonzero(~fresh)[0])} is not at the start of its "
+                             f"hand (deal_current deals games just dealt)")
+        hands = np.empty((size, n), np.uint64)
+        for i, deal in enumerate(deals):
+            dealer, masks, _ = _trusted_parse(deal)
+            if masks is None or dealer is not None and dealer != state[i, S_DEALER]:
+                raise ValueError(f"game {i}: deal_current takes the hands of the hand being "
+                                 f"dealt, by its dealer {int(state[i, S_DEALER])}, got "
+                                 f"{short_repr(dict(deal))}")
+            hands[i] = masks
+        rows = np.arange(size)
+        number = state[:, S_HANDNO]
+        self._deals[rows, number] = hands
+        self._script[rows, number] = SCRIPT_HANDS
+        self._masks[:, M_HAND : M_HAND + n] = hands
+        if n == 5:  # the one card no hand holds (``_start_hand``)
+            missing = ~np.bitwise_or.reduce(hands, axis=1) & FULL_DECK_MASK
+            state[:, S_SETASIDE] = np.log2(missing.astype(np.float64)).astype(np.int32)  # 1 bit
 
     def step(self, actions: np.ndarray) -> None:
         """Play ``actions[i]`` (legal; -1 skips the game) in every game; games that end get

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from cahoots_envs.core.policy import optional_kernel
-from cahoots_envs.core.search import LazyWorld
+from cahoots_envs.core.search import LazyWorld, RolloutParts
 from cahoots_envs.games.kansas_city.rules import (
     CARD_NAMES,
     DECK_SIZE,
@@ -759,13 +759,15 @@ def _earlier(plan: _Plan, seat: int) -> tuple[list[int], list[dict[str, Any]], l
 def sample_world(game: KansasCity, seat: int, rng: np.random.Generator) -> LazyWorld:
     """A world consistent with everything ``seat`` knows (module docstring), drawn with ``rng``:
     the current hand's hidden cards drawn anew, the earlier hands' as the plan fills them once
-    (``_earlier``). Its history is built at once (the batched engine replays it); its game on
-    first access (``_world_game``: the reference path plays it), before ``game`` moves on."""
+    (``_earlier``). Its history is the shared earlier hands, then its current hand
+    (``RolloutParts``: the batched engine's loader replays the shared hands once); its game is
+    made on first access (``_world_game``: the reference path plays it), before ``game`` moves
+    on."""
     plan = _plan(game, seat)
     ev_prev, earlier_deals, earlier_actions = _earlier(plan, seat)
     hp = plan.hands[-1]
     ev_cards, held, passes, dealt, acts = _sample_hand(hp, game, seat, rng)
-    history = ([*earlier_deals, _record(hp, dealt)], earlier_actions + acts)
+    parts = RolloutParts((earlier_deals, earlier_actions), _record(hp, dealt), acts)
     seed = int(rng.integers(2**63))
     length = len(game.history)
 
@@ -774,9 +776,10 @@ def sample_world(game: KansasCity, seat: int, rng: np.random.Generator) -> LazyW
             raise RuntimeError("a Kansas City world's game is made from the game it was sampled "
                                "from on first access, and that game has moved on: read "
                                "world.game before applying more actions to it")
-        return _world_game(game, seat, seed, plan, ev_cards, held, passes, ev_prev, history)
+        return _world_game(game, seat, seed, plan, ev_cards, held, passes, ev_prev,
+                           parts.history())
 
-    return LazyWorld(make, lambda: history)
+    return LazyWorld(make, parts.history, parts=lambda: parts)
 
 
 def _world_game(game: KansasCity, seat: int, seed: int, plan: _Plan, ev_cards: list[int],

@@ -859,6 +859,7 @@ class Engine(BatchedEngine):
 
     SEGMENTS = SEGMENTS
     ROW_ARRAYS = ("_state", "_masks", "_deck", "_history", "_script", "rng_state")
+    HAND_CHANCE = False  # the stream deals hands (and draws a first dealer), nothing else
 
     def __init__(self, spec: GameSpec, options: dict[str, Any], num_envs: int) -> None:
         super().__init__(spec, options, num_envs)  # checks SEGMENTS against the layout
@@ -887,7 +888,6 @@ class Engine(BatchedEngine):
         self._spilled: dict[int, bytearray] = {}
         self._parser = TexasEuchre(self.options, np.random.default_rng(0), None)
         self._max_rounds = max_rounds(self.options)
-        self._ready = False
 
     # ---- reset and step ---------------------------------------------------------------------
     def reset(self, rng_state: np.ndarray, deals: list[Any] | None) -> None:
@@ -919,7 +919,7 @@ class Engine(BatchedEngine):
         self._deal(np.arange(n, dtype=np.int64), dealers, scripted)
         self.rewards[:] = 0.0
         self.done[:] = False
-        self._ready = True
+        self._dealt = True
 
     def _deal(self, games: np.ndarray, dealers: np.ndarray, scripted: np.ndarray) -> None:
         """Deal new games (``_deal_kernel``) after the final rows of the games over, if any."""
@@ -977,7 +977,7 @@ class Engine(BatchedEngine):
         }
 
     def step(self, actions: np.ndarray) -> None:
-        if not self._ready:
+        if not self._dealt:
             raise RuntimeError("reset() the engine before step()")
         acts = np.ascontiguousarray(actions, np.int64)
         self.final_buffers(0)
@@ -990,7 +990,7 @@ class Engine(BatchedEngine):
     def step_histories(self, history: np.ndarray) -> None:
         """``step`` for each row of ``history``, the rows between two games' ends or history
         spills in one kernel call (``_replay_kernel``)."""
-        if not self._ready:
+        if not self._dealt:
             raise RuntimeError("reset() the engine before step()")
         history = np.ascontiguousarray(history, np.int64)
         self.final_buffers(0)
@@ -1129,7 +1129,7 @@ class Engine(BatchedEngine):
         return list(self._spilled.get(i, b"")) + kept.tolist()
 
     def game(self, i: int) -> Game:
-        if not self._ready:
+        if not self._dealt:
             raise RuntimeError("reset() the engine before game(i)")
         if not 0 <= i < self.num_envs:
             raise ValueError(f"game index {i} is out of range 0..{self.num_envs - 1}")
