@@ -282,10 +282,11 @@ def _next_upgrader(st: np.ndarray, ms: np.ndarray, n: int) -> None:
 
 @numba.njit(cache=True)
 def _end_trick(st: np.ndarray, ms: np.ndarray, dl: np.ndarray, sc: np.ndarray, rng: np.ndarray,
-               i: int, deck: np.ndarray, rw: np.ndarray, p: np.ndarray) -> bool:
+               i: int, deck: np.ndarray, rw: np.ndarray, p: np.ndarray, deal: bool) -> bool:
     """The trick is complete: highest trump, else highest card of the led suit, takes it; then
-    the upgrade step, or the scoring of the hand (§4.4) and the next deal. True when the game
-    ended (its rewards are in ``rw``)."""
+    the upgrade step, or the scoring of the hand (§4.4) and the next deal (``deal``; else the
+    game is left between hands, its hand number moved on: a search rollout stops there). True
+    when the game ended (its rewards are in ``rw``)."""
     n = p[P_N]
     led = st[S_TC + st[S_TRICKLEAD]]
     led_suit = -1 if led >= TRUMP_CODE else led >> 3
@@ -342,7 +343,8 @@ def _end_trick(st: np.ndarray, ms: np.ndarray, dl: np.ndarray, sc: np.ndarray, r
     h = st[S_HANDNO] + 1
     st[S_HANDNO] = h
     if h < p[P_H]:  # K8: the deal rotates clockwise
-        _start_hand(st, ms, dl, sc, rng, i, deck, (st[S_DEALER] + 1) % n, p)
+        if deal:
+            _start_hand(st, ms, dl, sc, rng, i, deck, (st[S_DEALER] + 1) % n, p)
         return False
     st[S_PHASE] = PH_OVER
     st[S_CUR] = -1
@@ -354,10 +356,11 @@ def _end_trick(st: np.ndarray, ms: np.ndarray, dl: np.ndarray, sc: np.ndarray, r
 @numba.njit(cache=True)
 def _apply(st: np.ndarray, ms: np.ndarray, dl: np.ndarray, sc: np.ndarray, hist: np.ndarray,
            passes: np.ndarray, rng: np.ndarray, i: int, deck: np.ndarray, combos: np.ndarray,
-           rw: np.ndarray, a: int, p: np.ndarray) -> bool:
+           rw: np.ndarray, a: int, p: np.ndarray, deal: bool = True) -> bool:
     """Play legal action ``a`` (``rules.KansasCity.apply``); True when the game ended. The
     action is recorded for ``game(i)``: a pass in ``passes[hand, k]``, a play or upgrade as a
-    byte in ``hist`` (see ``Engine.actions``)."""
+    byte in ``hist`` (see ``Engine.actions``). ``deal``: whether a hand's end deals the next
+    (``_end_trick``)."""
     n = p[P_N]
     seat = st[S_CUR]
     phase = st[S_PHASE]
@@ -383,7 +386,7 @@ def _apply(st: np.ndarray, ms: np.ndarray, dl: np.ndarray, sc: np.ndarray, hist:
         st[S_TC + seat] = code
         st[S_TRICKN] += 1
         if st[S_TRICKN] == n:
-            return _end_trick(st, ms, dl, sc, rng, i, deck, rw, p)
+            return _end_trick(st, ms, dl, sc, rng, i, deck, rw, p, deal)
         st[S_CUR] = seat + 1 if seat + 1 < n else 0
         return False
     if phase == PH_UPGRADE:
@@ -734,8 +737,9 @@ def _play_out(first: np.ndarray, seats: np.ndarray, state: np.ndarray, masks: np
     (``bot_batched.decide_row`` on the observation written after each move) until its hand or
     its game ends; ``out[i]``: seat ``seats[i]``'s final reward (the game over, ``'win'``
     rewards: its outcome) or ``search.value`` between hands (``_boundary_value``). The games
-    are left as they end (not dealt again; their ``obs`` rows hold only what the bot read,
-    ``to_move`` is not written). Returns -1, or the first game where the bot's
+    are left as they end (not dealt again, nor the next hand dealt: the value reads only the
+    scores and the hand number; their ``obs`` rows hold only what the bot read, ``to_move`` is
+    not written). Returns -1, or the first game where the bot's
     kernel left a row to the reference (``FALLBACK``: not an observation the engine writes)."""
     deck = np.empty(DECK_SIZE, np.int64)
     rw = np.zeros(p[P_N], np.float32)
@@ -743,23 +747,23 @@ def _play_out(first: np.ndarray, seats: np.ndarray, state: np.ndarray, masks: np
     lengths = np.empty(7, np.int64)
     n = p[P_N]
     for i in range(first.shape[0]):
-        st = state[i]
+        # the game's rows, taken once: a view made at every move costs a fifth of the rollout
+        st, ms, dl, sc, hs, ps = state[i], masks[i], deals[i], script[i], hist[i], passes[i]
         start = st[S_HANDNO]
         a = first[i]
         while True:
             rw[:] = 0
-            if _apply(st, masks[i], deals[i], script[i], hist[i], passes[i], rng, i, deck,
-                      combos, rw, a, p):
+            if _apply(st, ms, dl, sc, hs, ps, rng, i, deck, combos, rw, a, p, False):
                 out[i] = rw[seats[i]]
                 break
             if st[S_HANDNO] != start:
                 out[i] = _boundary_value(st, seats[i], n, p[P_H], spread, nodes)
                 break
-            a = _decide_state(st, masks[i], p, lengths)
+            a = _decide_state(st, ms, p, lengths)
             if a == FALLBACK:  # the pass phase: from the bot's view of the observation
                 seat = st[S_CUR]
-                _write_bot_view(obs[i], st, masks[i], seat, p)
-                _write_mask(mask[i], st, masks[i], p)
+                _write_bot_view(obs[i], st, ms, seat, p)
+                _write_mask(mask[i], st, ms, p)
                 a = decide_row(obs[i], mask[i], bot, bot_combos, hand, lengths)
                 if a == FALLBACK:
                     return i
@@ -789,12 +793,12 @@ def _replay_kernel(history: np.ndarray, state: np.ndarray, masks: np.ndarray, de
     deck = np.empty(DECK_SIZE, np.int64)
     rw = np.zeros(p[P_N], np.float32)
     for i in range(state.shape[0]):
+        st, ms, dl, sc, hs, ps = state[i], masks[i], deals[i], script[i], hist[i], passes[i]
         for t in range(history.shape[0]):
             a = history[t, i]
             if a < 0:
                 break
-            if _apply(state[i], masks[i], deals[i], script[i], hist[i], passes[i], rng, i, deck,
-                      combos, rw, a, p):
+            if _apply(st, ms, dl, sc, hs, ps, rng, i, deck, combos, rw, a, p):
                 return i
         _emit(i, state, masks, obs, mask, to_move, p)
     return -1
