@@ -775,16 +775,17 @@ def _play_out(first: np.ndarray, seats: np.ndarray, zones: np.ndarray, ints: np.
     moves = np.zeros(NUM_ACTIONS, np.int64)
     legal, scores, ident, totals, after, counts_now, mine, private = scratch(n)
     for g in range(first.shape[0]):
-        zn, st, tl = zones[g], ints[g], tallies[g]
+        # the game's rows, taken once (numba counts references on every view it makes)
+        zn, st, tl, ob, mk = zones[g], ints[g], tallies[g], obs[g], mask[g]
         a = first[g]
         while True:
             rw[:] = 0.0
             if _step_game(zn, st, tl, a, n, p, rng, g, rw):
                 out[g] = rw[seats[g]]
                 break
-            _encode_for_bot(zn, st, np.int64(st[S_CUR]), n, p, obs[g])
-            _write_mask(zn, st, n, mask[g])
-            k = best_row(obs[g], mask[g], moves, n, face_value, at_ident, at_totals, at_winners,
+            _encode_for_bot(zn, st, np.int64(st[S_CUR]), n, p, ob)
+            _write_mask(zn, st, n, mk)
+            k = best_row(ob, mk, moves, n, face_value, at_ident, at_totals, at_winners,
                          at_last_trick, legal, scores, ident, totals, after, counts_now, mine,
                          private)
             if k < 0:
