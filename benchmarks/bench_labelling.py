@@ -17,8 +17,9 @@ The worlds and rollouts per label are printed, and the CPU time the world sample
 on the same positions and seeds (with Python's cyclic collector paused, as a search runs), as
 a share (drawing the worlds is part of every label). ``--parts`` also prints, per row, each
 part's share of the labelling call's CPU time, from timers around the search's methods:
-drawing the worlds, loading them into the engine (building their histories, the engine's reset
-and replay), copying rows, the rollouts.
+drawing the worlds, loading them into the engine (building their histories, the engine's reset,
+dealing copied games their current hands where the worlds share earlier hands, and the replay),
+copying rows, the rollouts.
 """
 
 from __future__ import annotations
@@ -99,8 +100,9 @@ def sampling_seconds(row: str, found: list[Any], labels: list[Any], seed: int) -
 # engine's ``step`` on the lockstep path; inside a default ``step_histories`` it is the replay's)
 PARTS = (
     ("drawing the worlds", "search", "next_worlds", False),
-    ("loading them (histories)", "rollouts", "_load", False),
+    ("loading them (histories)", "rollouts", "load", False),
     ("loading them (reset)", "engine", "reset", False),
+    ("loading them (dealing current hands)", "engine", "deal_current", False),
     ("loading them (replay)", "engine", "step_histories", False),
     ("copying rows", "engine", "copy_rows", False),
     ("rollouts (play_out)", "engine", "play_out", False),

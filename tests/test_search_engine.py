@@ -340,10 +340,12 @@ def test_step_histories_is_a_step_per_row(env_id, options) -> None:
         assert replayed.game(k).legal_actions() == g.legal_actions()
 
 
-# Kansas City games of several hands: worlds that share their earlier hands (``rollout_parts``)
+# games of several hands (rounds): worlds that share their earlier hands (``rollout_parts``)
 SHARED_CASES: list[tuple[str, dict[str, Any]]] = [
     ("kansas_city-v1", {"num_players": 4, "hands": 3}),
     ("kansas_city-v1", {"num_players": 5, "hands": 2, "card_backs": "hidden"}),
+    ("texas_euchre-v1", {"num_players": 4, "target_score": 60}),
+    ("texas_euchre-v1", {"num_players": 6, "target_score": 40, "reverse": True}),
 ]
 
 
@@ -379,7 +381,11 @@ def test_worlds_that_share_earlier_hands_load_as_if_replayed_whole(env_id, optio
     stream = type(split).STREAM
     for name in ("to_move", "obs", "mask", *type(split).ROW_ARRAYS):
         if name != stream:
-            assert np.array_equal(getattr(split, name)[:w], getattr(whole, name)[:w]), name
+            a, b = getattr(split, name)[:w], getattr(whole, name)[:w]
+            if env_id.startswith("texas_euchre") and name == "_masks":
+                # its last column keeps the stream each game's episode began with
+                a, b = a[:, :-1], b[:, :-1]
+            assert np.array_equal(a, b), name
     for k in range(w):
         a, b = split.game(k), whole.game(k)
         assert a.deals == b.deals and a.history == b.history
@@ -401,26 +407,27 @@ def test_a_broken_deal_current_is_caught(monkeypatch) -> None:
     assert not np.array_equal(split._deals[:w], whole._deals[:w])
 
 
-def test_deal_current_refuses_games_in_play_and_other_deals() -> None:
+@pytest.mark.parametrize(("env_id", "options"), SHARED_CASES[::2], ids=lambda x: str(x))
+def test_deal_current_refuses_games_in_play_and_other_deals(env_id, options) -> None:
     """``deal_current`` deals only games just dealt their hand, one record each, by the dealer
     of the hand: one clear error otherwise, before anything changes."""
-    env_id, options = SHARED_CASES[0]
     spec = cahoots_envs.game_spec(env_id)
     engine: Any = engine_class(spec)(spec, win_options(spec.resolve_options(options)), 2)
     engine.reset(seed_states(0, 2), None)
     records = [engine.game(i).deals[0] for i in range(2)]
-    before = [engine._state.copy(), engine._masks.copy(), engine._deals.copy()]
+    n = engine.num_players
+    before = [getattr(engine, name).copy() for name in type(engine).ROW_ARRAYS]
     with pytest.raises(ValueError, match="deals every game: 2 deals, got 1"):
         engine.deal_current(records[:1])
-    wrong_dealer = {**records[1], "dealer": (records[1]["dealer"] + 1) % 4}
-    with pytest.raises(ValueError, match="game 1: deal_current takes the hands of the hand"):
+    wrong_dealer = {**records[1], "dealer": (records[1]["dealer"] + 1) % n}
+    with pytest.raises(ValueError, match="game 1: deal_current takes the hands"):
         engine.deal_current([records[0], wrong_dealer])
     with pytest.raises(ValueError, match="game 1: deal_current takes the hands"):
         engine.deal_current([records[0], {"dealer": records[1]["dealer"]}])
-    assert all(np.array_equal(a, b) for a, b in
-               zip(before, [engine._state, engine._masks, engine._deals]))
+    assert all(np.array_equal(a, getattr(engine, name))
+               for a, name in zip(before, type(engine).ROW_ARRAYS))
     engine.step(np.array([int(np.flatnonzero(engine.mask[0])[0]), -1]))
-    with pytest.raises(ValueError, match="game 0 is not at the start of its hand"):
+    with pytest.raises(ValueError, match="game 0 is not at the start of its"):
         engine.deal_current(records)
 
 

@@ -315,12 +315,23 @@ class BatchedEngine(abc.ABC):
         """Every game of this engine, each just dealt its current hand (no action taken in it
         since: a copy, ``copy_rows``, of a game loaded to that point), dealt ``deals[i]`` (a
         trusted engine's deal record, the hands given) instead, as if ``reset`` had been given
-        that record for the hand: the cards, and the record ``game(i)`` rebuilds. An engine
+        that record for the hand: the cards, the record ``game(i)`` rebuilds, and the outputs
+        (``to_move``, ``obs``, ``mask``) of the game just dealt. An engine
         that implements it sets ``DEALS_CURRENT``; ``tests/test_search_engine.py`` compares the
         games it leaves with games loaded whole. Not a way to change a game in play: a game
         not at the start of its hand raises ``ValueError``."""
         raise NotImplementedError(f"{self.spec.env_id}: this engine does not deal a current "
                                   f"hand anew")
+
+    def check_deal_current(self, deals: Sequence[Any], fresh: np.ndarray, hand: str) -> None:
+        """What every ``deal_current`` checks first: one deal per game, and every game just
+        dealt (``fresh[i]``: no action taken in its current ``hand``, the game's word for one)."""
+        if len(deals) != self.num_envs:
+            raise ValueError(f"deal_current deals every game: {self.num_envs} deals, got "
+                             f"{len(deals)}")
+        if not fresh.all():
+            raise ValueError(f"game {int(np.flatnonzero(~fresh)[0])} is not at the start of its "
+                             f"{hand} (deal_current deals games just dealt)")
 
     def step_histories(self, history: np.ndarray) -> None:
         """``step(history[t])`` for every ``t`` in order (``int64[T, N]``, -1 where a game's

@@ -587,6 +587,14 @@ def _emit(i: int, state: np.ndarray, masks: np.ndarray, obs: np.ndarray, mask: n
     _write_mask(mask[i], st, masks[i], p)
 
 
+@numba.njit(cache=True)
+def _emit_all(state: np.ndarray, masks: np.ndarray, obs: np.ndarray, mask: np.ndarray,
+              to_move: np.ndarray, p: np.ndarray) -> None:
+    """Every game's outputs (``_emit``)."""
+    for i in range(state.shape[0]):
+        _emit(i, state, masks, obs, mask, to_move, p)
+
+
 # ---- the kernel -------------------------------------------------------------------------------
 MODE_RESET, MODE_STEP, MODE_FINISH = 0, 1, 2
 
@@ -904,16 +912,11 @@ class Engine(BatchedEngine):
     def deal_current(self, deals: Sequence[Mapping[str, Any]]) -> None:
         """``BatchedEngine.deal_current``: game ``i``'s current hand becomes ``deals[i]``'s
         hands (its scripted deal, each seat's cards, the card set aside at 5 players), as
-        ``_start_hand`` deals a scripted hand; the outputs stay the copied game's until the
-        next ``step_histories``."""
+        ``_start_hand`` deals a scripted hand, its outputs written anew."""
         size, n = self.num_envs, self.num_players
-        if len(deals) != size:
-            raise ValueError(f"deal_current deals every game: {size} deals, got {len(deals)}")
         state = self._state
-        fresh = (state[:, S_PHASE] == PH_PASS) & (state[:, S_PASSES] == 0)
-        if not fresh.all():
-            raise ValueError(f"game {int(np.flatnonzero(~fresh)[0])} is not at the start of its "
-                             f"hand (deal_current deals games just dealt)")
+        self.check_deal_current(deals, (state[:, S_PHASE] == PH_PASS) & (state[:, S_PASSES] == 0),
+                                "hand")
         hands = np.empty((size, n), np.uint64)
         for i, deal in enumerate(deals):
             dealer, masks, _ = _trusted_parse(deal)
@@ -930,6 +933,7 @@ class Engine(BatchedEngine):
         if n == 5:  # the one card no hand holds (``_start_hand``)
             missing = ~np.bitwise_or.reduce(hands, axis=1) & FULL_DECK_MASK
             state[:, S_SETASIDE] = np.log2(missing.astype(np.float64)).astype(np.int32)  # 1 bit
+        _emit_all(self._state, self._masks, self.obs, self.mask, self.to_move, self._params)
 
     def step(self, actions: np.ndarray) -> None:
         """Play ``actions[i]`` (legal; -1 skips the game) in every game; games that end get

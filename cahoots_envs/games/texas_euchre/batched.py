@@ -57,6 +57,7 @@ from cahoots_envs.core.batched import BatchedEngine, once_per_record
 from cahoots_envs.core.game import Game, parse_deals
 from cahoots_envs.core.numba_kernels import popcount64, randint, shuffle
 from cahoots_envs.core.spec import GameSpec
+from cahoots_envs.core.text import short_repr
 from cahoots_envs.games.texas_euchre import search
 from cahoots_envs.games.texas_euchre.bot import HeuristicPolicy
 from cahoots_envs.games.texas_euchre.bot_batched import FALLBACK, decide
@@ -313,24 +314,53 @@ def _shuffled(row: np.ndarray, rng: np.ndarray, i: int, decks: int) -> None:
 
 
 @numba.njit(cache=True)
-def _start_round(st: np.ndarray, mk: np.ndarray, dk: np.ndarray, sc: np.ndarray,
-                 rng: np.ndarray, i: int, config: np.ndarray) -> None:
-    """§3.2.1: deal (the scripted round ``sc[round]``, or a shuffle of the deck) for the dealer
-    set in ``st``; the last trick stays until the trick phase begins."""
-    n, h = config[C_N], config[C_H]
-    r = st[S_ROUND]
-    if r < st[S_SCRIPTED]:
-        for j in range(dk.shape[0]):
-            dk[j] = sc[r, j]
-    else:
-        _shuffled(dk, rng, i, config[C_D])
-    for s in range(n):
+def _deal_hands(mk: np.ndarray, dk: np.ndarray, config: np.ndarray) -> None:
+    """Each seat's hand from the round's deal ``dk`` (hands first, ``h`` faces a seat)."""
+    h = config[C_H]
+    for s in range(config[C_N]):
         lo = _ZERO
         hi = _ZERO
         for j in range(s * h, s * h + h):
             lo, hi = _with(lo, hi, _ONE << np.uint64(dk[j]))
         mk[M_HAND_LO + s] = lo
         mk[M_HAND_HI + s] = hi
+
+
+@numba.njit(cache=True)
+def _deal_current(state: np.ndarray, masks: np.ndarray, deck: np.ndarray, script: np.ndarray,
+                  rows: np.ndarray, config: np.ndarray, off: np.ndarray, table: np.ndarray,
+                  to_move: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> None:
+    """Game ``i`` (every game) dealt ``rows[i]`` (hands then draw pile, by face) as its
+    current round instead, the round just dealt (``Engine.deal_current``), and its outputs
+    written as ``_deal_kernel`` writes them (the step kernel patches them from there)."""
+    for i in range(state.shape[0]):
+        st = state[i]
+        mk = masks[i]
+        r = st[S_ROUND]
+        for j in range(rows.shape[1]):
+            script[i, r, j] = rows[i, j]
+            deck[i, j] = rows[i, j]
+        _deal_hands(mk, deck[i], config)
+        seat = np.int64(st[S_CP])
+        _encode(obs[i], st, mk, seat, off, config)
+        _write_mask(mask[i], st, mk, config, table)
+        to_move[i] = seat
+
+
+@numba.njit(cache=True)
+def _start_round(st: np.ndarray, mk: np.ndarray, dk: np.ndarray, sc: np.ndarray,
+                 rng: np.ndarray, i: int, config: np.ndarray) -> None:
+    """§3.2.1: deal (the scripted round ``sc[round]``, or a shuffle of the deck) for the dealer
+    set in ``st``; the last trick stays until the trick phase begins."""
+    n = config[C_N]
+    r = st[S_ROUND]
+    if r < st[S_SCRIPTED]:
+        for j in range(dk.shape[0]):
+            dk[j] = sc[r, j]
+    else:
+        _shuffled(dk, rng, i, config[C_D])
+    _deal_hands(mk, dk, config)
+    for s in range(n):
         mk[M_STAKE_LO + s] = _ZERO
         mk[M_STAKE_HI + s] = _ZERO
         mk[M_LD_LO + s] = _ZERO
@@ -344,7 +374,7 @@ def _start_round(st: np.ndarray, mk: np.ndarray, dk: np.ndarray, sc: np.ndarray,
     mk[M_PLAYED_HI] = _ZERO
     mk[M_SEEN_LO] = _ZERO
     mk[M_SEEN_HI] = _ZERO
-    st[S_PILE_POS] = n * h
+    st[S_PILE_POS] = n * config[C_H]
     st[S_THROWER] = -1
     st[S_THROW_TURN] = -1
     st[S_DRAW_TURNS] = 0
@@ -859,6 +889,7 @@ class Engine(BatchedEngine):
 
     SEGMENTS = SEGMENTS
     ROW_ARRAYS = ("_state", "_masks", "_deck", "_history", "_script", "rng_state")
+    DEALS_CURRENT = True
     HAND_CHANCE = False  # the stream deals hands (and draws a first dealer), nothing else
 
     def __init__(self, spec: GameSpec, options: dict[str, Any], num_envs: int) -> None:
@@ -976,6 +1007,36 @@ class Engine(BatchedEngine):
             "draw_pile": [face_str(f) for f in faces[p * h:]],
         }
 
+    def deal_current(self, deals: Sequence[Mapping[str, Any]]) -> None:
+        """``BatchedEngine.deal_current``: game ``i``'s current round becomes ``deals[i]``
+        (the hands and the draw pile, as ``_start_round`` deals a scripted round, and the
+        round's record for ``game(i)``), its outputs written anew."""
+        size, h = self.num_envs, self.hand_size
+        state = self._state
+        self.check_deal_current(
+            deals, (state[:, S_PHASE] == PH_FIRST) & (state[:, S_DRAW_TURNS] == 0), "round")
+        width = FACES * self.decks
+        rows = np.empty((size, width), np.uint8)
+        records = []
+        for i, deal in enumerate(deals):
+            dealer, hands, pile = _trusted_parse(deal)
+            row = [] if hands is None or pile is None or any(len(x) != h for x in hands) else \
+                [f for hand in hands for f in hand] + list(pile)
+            if len(row) != width or dealer is not None and dealer != state[i, S_DEALER]:
+                raise ValueError(f"game {i}: deal_current takes the hands ({h} cards each) and "
+                                 f"the draw pile of the round being dealt, by its dealer "
+                                 f"{int(state[i, S_DEALER])}, got {short_repr(dict(deal))}")
+            rows[i] = row
+            records.append({"dealer": int(state[i, S_DEALER]), **deal})
+        if self._script.shape[1] <= int(state[:, S_ROUND].max()):
+            raise ValueError("deal_current: the copied games' scripted rounds do not reach their "
+                             "current round")
+        _deal_current(state, self._masks, self._deck, self._script, rows, self._config,
+                      self._off, self._table, self.to_move, self.obs, self.mask)
+        for i, record in enumerate(records):
+            r = int(state[i, S_ROUND])
+            self._records[i] = [*self._records.get(i, [])[:r], record]
+
     def step(self, actions: np.ndarray) -> None:
         if not self._dealt:
             raise RuntimeError("reset() the engine before step()")
@@ -1029,13 +1090,17 @@ class Engine(BatchedEngine):
         if self._script.shape[1] != source._script.shape[1]:
             self._script = np.zeros((self.num_envs, *source._script.shape[1:]), np.uint8)
         super().copy_rows(source, rows, observations)
-        for j, r in enumerate(rows.tolist()):
-            self._records.pop(j, None)
-            self._spilled.pop(j, None)
-            if r in source._records:
-                self._records[j] = source._records[r]  # never changed in place
-            if r in source._spilled:
-                self._spilled[j] = bytearray(source._spilled[r])  # extended in place
+        k = len(rows)
+        order = rows.tolist()
+        records, spilled = source._records, source._spilled
+        # the games past the copied ones keep theirs; records are never changed in place,
+        # spilled histories are extended in place (copied)
+        self._records = {j: v for j, v in self._records.items() if j >= k}
+        self._records.update({j: records[r] for j, r in enumerate(order) if r in records})
+        self._spilled = {j: v for j, v in self._spilled.items() if j >= k}
+        if spilled:
+            self._spilled.update({j: bytearray(spilled[r]) for j, r in enumerate(order)
+                                  if r in spilled})
 
     def hands_dealt(self) -> np.ndarray:
         return self._state[:, S_ROUND].astype(np.int64) + 1

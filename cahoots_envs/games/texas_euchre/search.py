@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from cahoots_envs.core.cards import bits
-from cahoots_envs.core.search import History, LazyWorld
+from cahoots_envs.core.search import History, LazyWorld, RolloutParts
 from cahoots_envs.games.texas_euchre.bot import FINAL_LAP_LOW, LOW, THROW_HIGH
 from cahoots_envs.games.texas_euchre.rules import (
     DECKS,
@@ -383,14 +383,15 @@ def _build_history(world: TexasEuchre, problem: _Problem, seed: int) -> History:
     return [*deals, deal], [*actions, *acts]
 
 
-def _rollout_history(world: TexasEuchre, problem: _Problem, seed: int) -> History:
+def _rollout_parts(world: TexasEuchre, problem: _Problem, seed: int) -> RolloutParts:
     """The earlier rounds as the decision's problem fills them for every world
-    (``_Problem.earlier``), then this world's current round: a rollout plays only the current
-    round and reads nothing of the earlier ones' hidden cards (the scores, round points and
-    dealer are public), so the engine loads the same state for a third of the work (measured)."""
-    deals, actions = problem.earlier()
+    (``_Problem.earlier``: the same lists in every world), then this world's current round: a
+    rollout plays only the current round and reads nothing of the earlier ones' hidden cards
+    (the scores, round points and dealer are public), so the engine loads the same state for a
+    third of the work (measured), and replays the shared rounds once a decision
+    (``RolloutParts``)."""
     deal, acts = _current_round(world, problem, random.Random(seed))
-    return [*deals, deal], [*actions, *acts]
+    return RolloutParts(problem.earlier(), deal, acts)
 
 
 def sample_world(game: TexasEuchre, seat: int, rng: np.random.Generator) -> LazyWorld:
@@ -423,7 +424,7 @@ def sample_world(game: TexasEuchre, seat: int, rng: np.random.Generator) -> Lazy
     world.draw_pile = hidden[at:]
     seed = rnd.getrandbits(63)
     return LazyWorld(world, partial(_build_history, world, problem, seed),
-                     partial(_rollout_history, world, problem, seed))
+                     parts=partial(_rollout_parts, world, problem, seed))
 
 
 _FULL: dict[int, int] = {}
