@@ -175,7 +175,7 @@ def _rel(s: int, seat: int, n: int) -> int:
     return r + n if r < 0 else r
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _blocked_cards(ms: np.ndarray, n: int) -> np.uint64:
     """Every card of a rank held as an unplayed upgraded trump (§4.3, K2, K3)."""
     up = U0
@@ -258,7 +258,7 @@ def _new_game(st: np.ndarray, ms: np.ndarray, dl: np.ndarray, sc: np.ndarray, rn
     _start_hand(st, ms, dl, sc, rng, i, deck, dealer, p)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _next_upgrader(st: np.ndarray, ms: np.ndarray, n: int) -> None:
     """The next loser, clockwise from the winner's left, with a card it may upgrade; a seat
     whose only choice would be 'no upgrade' is skipped. After the last one the winner leads."""
@@ -280,7 +280,7 @@ def _next_upgrader(st: np.ndarray, ms: np.ndarray, n: int) -> None:
     st[S_CUR] = winner
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _end_trick(st: np.ndarray, ms: np.ndarray, dl: np.ndarray, sc: np.ndarray, rng: np.ndarray,
                i: int, deck: np.ndarray, rw: np.ndarray, p: np.ndarray, deal: bool) -> bool:
     """The trick is complete: highest trump, else highest card of the led suit, takes it; then
@@ -353,7 +353,7 @@ def _end_trick(st: np.ndarray, ms: np.ndarray, dl: np.ndarray, sc: np.ndarray, r
     return True
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _apply(st: np.ndarray, ms: np.ndarray, dl: np.ndarray, sc: np.ndarray, hist: np.ndarray,
            passes: np.ndarray, rng: np.ndarray, i: int, deck: np.ndarray, combos: np.ndarray,
            rw: np.ndarray, a: int, p: np.ndarray, deal: bool = True) -> bool:
@@ -556,7 +556,7 @@ def _write_mask(mrow: np.ndarray, st: np.ndarray, ms: np.ndarray, p: np.ndarray)
     _set_bits(mrow, p[P_TB], trumps)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _legal_plays(st: np.ndarray, ms: np.ndarray, seat: int) -> tuple[np.uint64, np.uint64]:
     """The face cards (ids as bits) and trump ranks (as bits) ``seat`` may play now (§4.3,
     K9): follow the led suit; an upgraded card is trump only."""
@@ -676,14 +676,14 @@ def _boundary_values(rows: np.ndarray, seats: np.ndarray, state: np.ndarray, n: 
         out[k] = _boundary_value(state[rows[k]], seats[k], n, hands, spread, nodes)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _suit_lengths(hand: np.uint64, lengths: np.ndarray) -> None:
     """The number of cards of each suit in ``hand`` into ``lengths``."""
     for suit in range(7):
         lengths[suit] = popcount64((hand >> np.uint64(suit * 8)) & SUIT_BYTE)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _decide_state(st: np.ndarray, ms: np.ndarray, p: np.ndarray, lengths: np.ndarray) -> int:
     """The heuristic bot's move for the seat to move in a play or upgrade phase, read from the
     game's state row instead of an observation: ``bot_batched.decide_row`` on the observation
