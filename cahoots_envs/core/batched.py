@@ -146,7 +146,7 @@ class BatchedEngine(abc.ABC):
         self._final_obs_buf = np.zeros((0, p, size), OBS_DTYPE)
         self.final_scores = self._final_scores_buf
         self.final_obs = self._final_obs_buf
-        # whether the games hold games to play: set by a subclass's ``reset`` and by
+        # whether the engine holds games to play: set by a subclass's ``reset`` and by
         # ``copy_rows`` (an engine made for copies is never dealt); ``step`` refuses before
         self._dealt = False
 
@@ -316,10 +316,10 @@ class BatchedEngine(abc.ABC):
         since: a copy, ``copy_rows``, of a game loaded to that point), dealt ``deals[i]`` (a
         trusted engine's deal record, the hands given) instead, as if ``reset`` had been given
         that record for the hand: the cards, the record ``game(i)`` rebuilds, and the outputs
-        (``to_move``, ``obs``, ``mask``) of the game just dealt. An engine
-        that implements it sets ``DEALS_CURRENT``; ``tests/test_search_engine.py`` compares the
-        games it leaves with games loaded whole. Not a way to change a game in play: a game
-        not at the start of its hand raises ``ValueError``."""
+        (``to_move``, ``obs``, ``mask``) of the game just dealt. An engine that implements it
+        sets ``DEALS_CURRENT``; ``tests/test_search_engine.py`` compares the games it leaves
+        with games loaded whole. Not a way to change a game in play: a game not at the start of
+        its hand raises ``ValueError``."""
         raise NotImplementedError(f"{self.spec.env_id}: this engine does not deal a current "
                                   f"hand anew")
 

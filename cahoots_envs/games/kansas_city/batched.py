@@ -920,7 +920,8 @@ class Engine(BatchedEngine):
         hands = np.empty((size, n), np.uint64)
         for i, deal in enumerate(deals):
             dealer, masks, _ = _trusted_parse(deal)
-            if masks is None or dealer is not None and dealer != state[i, S_DEALER]:
+            if masks is None or len(masks) != n or \
+                    dealer is not None and dealer != state[i, S_DEALER]:
                 raise ValueError(f"game {i}: deal_current takes the hands of the hand being "
                                  f"dealt, by its dealer {int(state[i, S_DEALER])}, got "
                                  f"{short_repr(dict(deal))}")
