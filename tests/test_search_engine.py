@@ -446,3 +446,44 @@ def test_a_lazy_worlds_parts_are_its_rollout_history_until_it_is_built() -> None
     assert world.rollout_parts() is None and world.rollout_history() == built
     with pytest.raises(ValueError, match="a rollout history or its parts, not both"):
         LazyWorld(lambda: game, lambda: built, lambda: built, parts=lambda: parts)
+
+
+def _values_with_streams(env_id: str, options: dict[str, Any], chance: bool,
+                         monkeypatch: Any) -> list[np.ndarray]:
+    """The per-move values of a few searched decisions on the engine, over the heuristic
+    (compiled ``play_out``) and over a deterministic blueprint (the lockstep path), with the
+    engine's ``HAND_CHANCE`` set to ``chance``."""
+    spec = cahoots_envs.game_spec(env_id)
+    resolved = spec.resolve_options(options)
+    monkeypatch.setattr(engine_class(spec), "HAND_CHANCE", chance)
+    out = []
+    for game in _positions(env_id, resolved, POSITIONS):
+        out.append(_values(env_id, resolved, game, "batched")[1])
+        bot = SearchPolicy(env_id, resolved, seed=7, worlds=3, max_worlds=3, search_all=True,
+                           engine="batched")
+        bot.act_infoset(Infoset(game, game.current_player, spec, resolved))
+        assert bot.last_search is not None
+        out.append(bot.last_search[1])
+    return out
+
+
+@pytest.mark.parametrize(("env_id", "options"), SHARED_CASES[::2], ids=lambda x: str(x))
+def test_engines_without_chance_in_a_hand_give_the_same_values_without_streams(
+        env_id, options, monkeypatch) -> None:
+    """``HAND_CHANCE = False`` (search leaves the rollout rows' streams as copied) changes no
+    value: the same decisions rolled out with every row's stream set, as for a game whose
+    chance acts in a hand, give the same values."""
+    assert not engine_class(cahoots_envs.game_spec(env_id)).HAND_CHANCE
+    plain = _values_with_streams(env_id, options, False, monkeypatch)
+    streams = _values_with_streams(env_id, options, True, monkeypatch)
+    assert all(np.array_equal(a, b) for a, b in zip(plain, streams))
+
+
+def test_the_stream_check_sees_a_game_with_chance_in_its_hand(monkeypatch) -> None:
+    """The comparison above fails for a game whose rollouts draw from the stream: the
+    cooperative game's compiled bot breaks its ties from the row's stream."""
+    env_id, options = "cahoots_coop-v1", {"num_players": 2, "difficulty": "beginner"}
+    assert engine_class(cahoots_envs.game_spec(env_id)).HAND_CHANCE
+    plain = _values_with_streams(env_id, options, False, monkeypatch)
+    streams = _values_with_streams(env_id, options, True, monkeypatch)
+    assert not all(np.array_equal(a, b) for a, b in zip(plain, streams))
