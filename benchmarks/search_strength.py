@@ -236,7 +236,7 @@ def searched_positions(row: str, games: int, seed: int, candidate: str) -> list[
     env_id, options = ROWS[row]
     spec = cahoots_envs.game_spec(env_id)
     opts = spec.resolve_options(options)
-    probe = cahoots_envs.load_policy(candidate, env_id, options, seed=0)
+    probe: Any = cahoots_envs.load_policy(candidate, env_id, options, seed=0)  # a search bot
     most, every = probe.settings["max_candidates"], probe.settings["search_all"]
     positions = []
     for g in range(games):
@@ -294,7 +294,8 @@ def path_costs(rows: list[str], games: int, seed: int, candidate_spec: str) -> s
             continue
         cost = {}
         for path in ("reference", "batched"):
-            bot = cahoots_envs.load_policy(with_engine(candidate, path), env_id, options, seed=0)
+            bot: Any = cahoots_envs.load_policy(with_engine(candidate, path), env_id, options,
+                                                seed=0)  # a search bot
             bot.act_infoset(Infoset(positions[0], positions[0].current_player, spec, opts))
             bot.stats = type(bot.stats)()  # the warm-up decision is not counted
             for k, game in enumerate(positions):
