@@ -81,8 +81,8 @@ def main(argv: list[str] | None = None) -> int:
     load_before = os.getloadavg()
     rounds = rounds_of_positions(args.row, args.tables, args.warm + args.rounds, args.seed)
     warm, timed = rounds[: args.warm], rounds[args.warm :]
-    alone = cahoots_envs.load_policy(args.spec, env_id, opts, seed=args.seed)
-    together = cahoots_envs.load_policy(args.spec, env_id, opts, seed=args.seed)
+    alone: Any = cahoots_envs.load_policy(args.spec, env_id, opts, seed=args.seed)  # search bots
+    together: Any = cahoots_envs.load_policy(args.spec, env_id, opts, seed=args.seed)
     same = True
     for infosets in warm:
         first = [alone.act_infoset(info) for info in infosets]

@@ -90,9 +90,12 @@ def tutorial_env() -> Any:
         """Wrapper to allow PettingZoo environments to be used with SB3 illegal action masking."""
 
         def reset(self, seed: Any = None, options: Any = None) -> Any:
-            super().reset(seed, options)
-            self.observation_space = super().observation_space(self.possible_agents[0])["observation"]
-            self.action_space = super().action_space(self.possible_agents[0])
+            # PettingZoo's BaseWrapper comes first in the MRO (its reset takes them positionally,
+            # its spaces are methods); mypy reads gymnasium.Env's
+            super().reset(seed, options)  # type: ignore[call-arg]
+            self.observation_space = super().observation_space(  # type: ignore[operator]
+                self.possible_agents[0])["observation"]
+            self.action_space = super().action_space(self.possible_agents[0])  # type: ignore[operator]
             return self.observe(self.agent_selection), {}
 
         def step(self, action: Any) -> Any:
@@ -113,9 +116,9 @@ def tutorial_env() -> Any:
         def action_mask(self) -> Any:
             return super().observe(self.agent_selection)["action_mask"]
 
-    env = SB3ActionMaskWrapper(connect_four_v3.env())
+    env: Any = SB3ActionMaskWrapper(connect_four_v3.env())
     env.reset(seed=0)
-    return ActionMasker(env, lambda e: e.action_mask())
+    return ActionMasker(env, lambda e: e.action_mask())  # type: ignore[attr-defined]
 
 
 # ---- one measurement (in a worker process) ---------------------------------------------------

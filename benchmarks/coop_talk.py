@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import math
 import time
+from typing import Any
 
 import numpy as np
 
@@ -31,7 +32,7 @@ MODES = ("none", "spanish", "dutch")
 
 def play(options: dict, deal_seed: int) -> float:
     spec = cahoots_envs.game_spec("cahoots_coop")
-    game = spec.rules(options, np.random.default_rng(deal_seed), None)
+    game: Any = spec.rules(options, np.random.default_rng(deal_seed), None)  # CahootsCoop
     bots = [FastBot(options, seed=deal_seed * 10 + s) for s in range(options["num_players"])]
     while not game.is_over:
         game.apply(bots[game.current_player].act_state(game))
