@@ -1,6 +1,6 @@
 """Labelling throughput: searched positions per second on one core (``label_positions``).
 
-    python benchmarks/bench_labelling.py                       # every row, both blueprints
+    python benchmarks/bench_labelling.py                       # every row, every blueprint
     python benchmarks/bench_labelling.py --rows kansas_city --games 4 --blueprints heuristic
 
 Per row (the rows of ``search_strength.py``), the positions are every decision with 2 to
@@ -8,7 +8,9 @@ Per row (the rows of ``search_strength.py``), the positions are every decision w
 heuristic games, every seat; they are labelled in one ``label_positions`` call at the game's
 shipped search settings over each blueprint (``heuristic``: the game's rule-based bot, its
 compiled batch kernel where it has one; ``zoo``: the game's zoo network, one forward pass for
-all rows of a ply), after a warm-up call on a few positions (kernels compiled), on the path a
+all rows of a ply; ``zoo+heuristic``: the zoo network deciding the positions' default moves and
+the heuristic playing the rollouts, as the expert-iteration recipes label and as ``search``
+plays in the competitive games), after a warm-up call on a few positions (kernels compiled), on the path a
 search bot would take (``path``: the engine, or the reference game one position at a time where
 the game's heuristic searches faster there, ``HEURISTIC_BATCHED = False``). One process,
 one thread (BLAS limited to one): labels per second of wall time, and per CPU-second of the
@@ -39,7 +41,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from search_strength import ROWS
 
-BLUEPRINTS = ("heuristic", "zoo")
+# ``zoo+heuristic``: the zoo network as the blueprint (its move the default), the heuristic
+# playing the rollouts, as the expert-iteration recipes label and as ``search`` plays in the
+# competitive games
+BLUEPRINTS = ("heuristic", "zoo", "zoo+heuristic")
 
 
 def positions(row: str, games: int, seed: int) -> list[Any]:
@@ -163,13 +168,16 @@ def measure(row: str, blueprint: str, found: list[Any], seed: int, parts: bool =
     env_id, options = ROWS[row]
     opts = cahoots_envs.game_spec(env_id).resolve_options(options)
     policy = None
-    if blueprint == "zoo":
+    knobs = {"rollout": "heuristic"} if blueprint == "zoo+heuristic" else {}
+    if blueprint != "heuristic":
         policy = cahoots_envs.load_policy(f"zoo:{env_id.split('-')[0]}", env_id, opts, seed=0)
-    label_positions(env_id, opts, found[:4], policy, seed=seed + 1, blueprint_name=blueprint)
+    label_positions(env_id, opts, found[:4], policy, seed=seed + 1, blueprint_name=blueprint,
+                    **knobs)
     totals, unwrap = timed_parts(env_id) if parts else ({}, None)
     start, cpu = time.perf_counter(), time.process_time()
     try:
-        labels = label_positions(env_id, opts, found, policy, seed=seed, blueprint_name=blueprint)
+        labels = label_positions(env_id, opts, found, policy, seed=seed, blueprint_name=blueprint,
+                                 **knobs)
     finally:
         if unwrap is not None:
             unwrap()
