@@ -475,20 +475,17 @@ def sample_world(game: CahootsTricks, seat: int, rng: np.random.Generator) -> Wo
     dealt = _deal(ctx.pool, ctx.sizes, ctx.seats, ctx.known, ctx.rules, ctx.chooser, rng)
     template = ctx.template
     hands = list(template["hands"])
+    start, identities, own, reserve = ctx.fields
+    zones = [own] * len(hands)  # the hands as dealt, for the record's parse
     for s, cards in zip(ctx.seats, dealt):
-        zone = ctx.known[s]
+        held, zone = ctx.known[s], ctx.public_zones[s]
         for t in cards:
+            held = add_card(held, t)
             zone = add_card(zone, t)
-        world.hands[s] = zone
+        world.hands[s] = held
+        zones[s] = zone
         hands[s] = ctx.public[s] + [CARD_NAMES[t] for t in cards]
     deal = ParsedDeal(template, hands=hands)
-    start, identities, own, reserve = ctx.fields
-    zones = [own] * len(hands)
-    for s, cards in zip(ctx.seats, dealt):
-        zone = ctx.public_zones[s]
-        for t in cards:
-            zone = add_card(zone, t)
-        zones[s] = zone
     if ctx.reserve_left:
         left = ctx.reserve_left
         order = [left[i] for i in rng.permutation(len(left))]

@@ -588,10 +588,20 @@ def _emit(i: int, state: np.ndarray, masks: np.ndarray, obs: np.ndarray, mask: n
 
 
 @numba.njit(cache=True)
-def _emit_all(state: np.ndarray, masks: np.ndarray, obs: np.ndarray, mask: np.ndarray,
-              to_move: np.ndarray, p: np.ndarray) -> None:
-    """Every game's outputs (``_emit``)."""
+def _deal_current(state: np.ndarray, masks: np.ndarray, deals: np.ndarray, script: np.ndarray,
+                  rng: np.ndarray, hands: np.ndarray, obs: np.ndarray, mask: np.ndarray,
+                  to_move: np.ndarray, p: np.ndarray) -> None:
+    """Game ``i`` (every game, its current hand just dealt) given ``hands[i]`` as that hand's
+    script instead, the hand dealt again from it (``_start_hand``), and its outputs written
+    (``Engine.deal_current``)."""
+    deck = np.empty(DECK_SIZE, np.int64)
     for i in range(state.shape[0]):
+        st = state[i]
+        h = st[S_HANDNO]
+        for s in range(hands.shape[1]):
+            deals[i, h, s] = hands[i, s]
+        script[i, h] = SCRIPT_HANDS
+        _start_hand(st, masks[i], deals[i], script[i], rng, i, deck, st[S_DEALER], p)
         _emit(i, state, masks, obs, mask, to_move, p)
 
 
@@ -910,9 +920,9 @@ class Engine(BatchedEngine):
         self._dealt = True
 
     def deal_current(self, deals: Sequence[Mapping[str, Any]]) -> None:
-        """``BatchedEngine.deal_current``: game ``i``'s current hand becomes ``deals[i]``'s
-        hands (its scripted deal, each seat's cards, the card set aside at 5 players), as
-        ``_start_hand`` deals a scripted hand, its outputs written anew."""
+        """``BatchedEngine.deal_current``: game ``i``'s current hand is dealt again, from
+        ``deals[i]``'s hands as its script (``_start_hand``: each seat's cards, the card set
+        aside at 5 players), its outputs written anew."""
         size, n = self.num_envs, self.num_players
         state = self._state
         self.check_deal_current(deals, (state[:, S_PHASE] == PH_PASS) & (state[:, S_PASSES] == 0),
@@ -926,15 +936,8 @@ class Engine(BatchedEngine):
                                  f"dealt, by its dealer {int(state[i, S_DEALER])}, got "
                                  f"{short_repr(dict(deal))}")
             hands[i] = masks
-        rows = np.arange(size)
-        number = state[:, S_HANDNO]
-        self._deals[rows, number] = hands
-        self._script[rows, number] = SCRIPT_HANDS
-        self._masks[:, M_HAND : M_HAND + n] = hands
-        if n == 5:  # the one card no hand holds (``_start_hand``)
-            missing = ~np.bitwise_or.reduce(hands, axis=1) & FULL_DECK_MASK
-            state[:, S_SETASIDE] = np.log2(missing.astype(np.float64)).astype(np.int32)  # 1 bit
-        _emit_all(self._state, self._masks, self.obs, self.mask, self.to_move, self._params)
+        _deal_current(state, self._masks, self._deals, self._script, self._rng, hands, self.obs,
+                      self.mask, self.to_move, self._params)
 
     def step(self, actions: np.ndarray) -> None:
         """Play ``actions[i]`` (legal; -1 skips the game) in every game; games that end get

@@ -314,33 +314,21 @@ def _shuffled(row: np.ndarray, rng: np.ndarray, i: int, decks: int) -> None:
 
 
 @numba.njit(cache=True)
-def _deal_hands(mk: np.ndarray, dk: np.ndarray, config: np.ndarray) -> None:
-    """Each seat's hand from the round's deal ``dk`` (hands first, ``h`` faces a seat)."""
-    h = config[C_H]
-    for s in range(config[C_N]):
-        lo = _ZERO
-        hi = _ZERO
-        for j in range(s * h, s * h + h):
-            lo, hi = _with(lo, hi, _ONE << np.uint64(dk[j]))
-        mk[M_HAND_LO + s] = lo
-        mk[M_HAND_HI + s] = hi
-
-
-@numba.njit(cache=True)
 def _deal_current(state: np.ndarray, masks: np.ndarray, deck: np.ndarray, script: np.ndarray,
-                  rows: np.ndarray, config: np.ndarray, off: np.ndarray, table: np.ndarray,
-                  to_move: np.ndarray, obs: np.ndarray, mask: np.ndarray) -> None:
-    """Game ``i`` (every game) dealt ``rows[i]`` (hands then draw pile, by face) as its
-    current round instead, the round just dealt (``Engine.deal_current``), and its outputs
-    written as ``_deal_kernel`` writes them (the step kernel patches them from there)."""
+                  rng: np.ndarray, rows: np.ndarray, config: np.ndarray, off: np.ndarray,
+                  table: np.ndarray, to_move: np.ndarray, obs: np.ndarray,
+                  mask: np.ndarray) -> None:
+    """Game ``i`` (every game, its current round just dealt) dealt ``rows[i]`` (hands then draw
+    pile, by face) as that round's script instead, the round dealt again from it
+    (``_start_round``), and its outputs written as ``_deal_kernel`` writes them
+    (``Engine.deal_current``)."""
     for i in range(state.shape[0]):
         st = state[i]
         mk = masks[i]
         r = st[S_ROUND]
         for j in range(rows.shape[1]):
             script[i, r, j] = rows[i, j]
-            deck[i, j] = rows[i, j]
-        _deal_hands(mk, deck[i], config)
+        _start_round(st, mk, deck[i], script[i], rng, i, config)
         seat = np.int64(st[S_CP])
         _encode(obs[i], st, mk, seat, off, config)
         _write_mask(mask[i], st, mk, config, table)
@@ -359,8 +347,14 @@ def _start_round(st: np.ndarray, mk: np.ndarray, dk: np.ndarray, sc: np.ndarray,
             dk[j] = sc[r, j]
     else:
         _shuffled(dk, rng, i, config[C_D])
-    _deal_hands(mk, dk, config)
+    h = config[C_H]
     for s in range(n):
+        lo = _ZERO
+        hi = _ZERO
+        for j in range(s * h, s * h + h):
+            lo, hi = _with(lo, hi, _ONE << np.uint64(dk[j]))
+        mk[M_HAND_LO + s] = lo
+        mk[M_HAND_HI + s] = hi
         mk[M_STAKE_LO + s] = _ZERO
         mk[M_STAKE_HI + s] = _ZERO
         mk[M_LD_LO + s] = _ZERO
@@ -374,7 +368,7 @@ def _start_round(st: np.ndarray, mk: np.ndarray, dk: np.ndarray, sc: np.ndarray,
     mk[M_PLAYED_HI] = _ZERO
     mk[M_SEEN_LO] = _ZERO
     mk[M_SEEN_HI] = _ZERO
-    st[S_PILE_POS] = n * config[C_H]
+    st[S_PILE_POS] = n * h
     st[S_THROWER] = -1
     st[S_THROW_TURN] = -1
     st[S_DRAW_TURNS] = 0
@@ -1028,11 +1022,11 @@ class Engine(BatchedEngine):
                                  f"{int(state[i, S_DEALER])}, got {short_repr(dict(deal))}")
             rows[i] = row
             records.append({"dealer": int(state[i, S_DEALER]), **deal})
-        if self._script.shape[1] <= int(state[:, S_ROUND].max()):
+        if (state[:, S_SCRIPTED] <= state[:, S_ROUND]).any():
             raise ValueError("deal_current: the copied games' scripted rounds do not reach their "
                              "current round")
-        _deal_current(state, self._masks, self._deck, self._script, rows, self._config,
-                      self._off, self._table, self.to_move, self.obs, self.mask)
+        _deal_current(state, self._masks, self._deck, self._script, self.rng_state, rows,
+                      self._config, self._off, self._table, self.to_move, self.obs, self.mask)
         for i, record in enumerate(records):
             r = int(state[i, S_ROUND])
             self._records[i] = [*self._records.get(i, [])[:r], record]
