@@ -312,7 +312,7 @@ class EngineRollouts:
         engine = self._rollout_engine(rows)
         lazy = not engine.PLAY_OUT_READS_OBSERVATIONS  # copied below if play_out declines
         engine.copy_rows(loader, source, observations=not lazy)
-        if engine.HAND_CHANCE:
+        if self.cls.HAND_CHANCE:
             engine.streams()[:rows] = np.array(streams, np.uint64)[source]
         actions = np.full(engine.num_envs, -1, np.int64)
         actions[:rows] = np.concatenate(firsts)
