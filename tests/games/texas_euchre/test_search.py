@@ -4,6 +4,7 @@ choices; ``value`` estimates the payoff between rounds."""
 
 from __future__ import annotations
 
+import math
 from functools import partial
 from typing import Any, cast
 
@@ -297,3 +298,32 @@ def test_draw_turn_worlds_and_decisions_depend_on_what_the_seat_knows(n: int) ->
             assert caches.fresh(partial(decide, game)) == caches.fresh(partial(decide, twin))
             checked += 1
     assert checked == 6
+
+
+def test_value_calibration_benchmark(capsys) -> None:
+    """``benchmarks/texas_euchre_value.py``: the log loss of the value's win chances over the
+    positions between rounds of a few heuristic games, at the module's temperature and others,
+    which it sets back afterwards; the loss agrees with the chances computed here."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[3] / "benchmarks" / "texas_euchre_value.py"
+    spec = importlib.util.spec_from_file_location("texas_euchre_value_bench", path)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    found, points = bench.positions("heuristic", 2, 0)
+    assert found and all(len(won) == 4 and any(won) for _, won in found)
+    assert all(not game.is_over and game.round_points for game, _ in found)
+    assert len(points) == 4 * (len(found) + 2)  # every round of the two games, four seats
+    game, won = found[0]
+    chances = [(3 * search.value(game, s) + 1) / 4 for s in range(4)]
+    assert abs(sum(chances) - 1) < 1e-9
+    winners = [s for s in range(4) if won[s]]
+    alone = -sum(math.log(chances[s]) for s in winners) / len(winners)
+    assert abs(bench.log_loss(found[:1]) - alone) < 1e-12
+    shipped = search.TEMPERATURE
+    assert bench.main(["--games", "2", "--seed", "0", "--temperatures", "0.5", "2"]) == 0
+    out = capsys.readouterr().out
+    assert search.TEMPERATURE == shipped
+    assert "TEMPERATURE 0.5: " in out and "TEMPERATURE 2: " in out and "even chances 1.3863" in out
