@@ -331,3 +331,39 @@ def test_search_strength_pairs_a_lineup_with_an_earlier_run(tmp_path, capsys) ->
     assert bench.spec_of("search") == "search:heuristic"
     assert bench.spec_of("search@rollout=heuristic:zoo:kansas_city") == \
         "search@rollout=heuristic:zoo:kansas_city"
+
+
+def test_label_noise_measures_the_first_searchs_moves_in_the_second_searchs_worlds() -> None:
+    """``benchmarks/label_noise.py``: where the first labelling moves off the blueprint's move,
+    that move's gain as the first labelling saw it and as the second (independent worlds)
+    measured it; and the same for every best other move past z standard errors."""
+    import importlib.util
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "label_noise.py"
+    spec = importlib.util.spec_from_file_location("label_noise_bench", path)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+
+    def label(move: int, values: list[list[float]], searched: bool = True) -> SimpleNamespace:
+        v = np.array(values)
+        return SimpleNamespace(legal=[3, 5, 8], blueprint_move=5, move=move, searched=searched,
+                               values=v, means=v.mean(axis=0))
+
+    # position 0: the first search moves to 8 (+0.5 in its worlds), the second stays and sees 8
+    # at -0.1; position 1: the first search stays; position 2 is not searched
+    first = [label(8, [[0, 0, 1], [0, 0, 0], [1, 0, 1], [0, 0, 0]]),
+             label(5, [[0, 1, 0], [0, 1, 0]]),
+             label(5, [[0, 0, 0]], searched=False)]
+    second = [label(5, [[0, 0.2, 0], [0, 0, 0], [0, 0.2, 0], [0, 0, 0]]),
+              label(5, [[0, 1, 0], [0, 1, 0]]),
+              label(5, [[0, 0, 0]], searched=False)]
+    assert bench.gains(first[0], second[0], 2) == (0.5, -0.1)
+    lines = bench.report("kansas_city", [], [first, second], 1.0)
+    assert lines[0] == "| kansas_city | 2 | 50.0% | 0.0% | +0.500 | -0.100 | 1 |"
+    # the best other move of position 0 is 8: gain 0.5, standard error sqrt(1/3)/2 = 0.289,
+    # so 1.7 standard errors: past 1, not past 2
+    assert lines[1].startswith("|   gain > 1 SE | 1 | | | +0.500 | -0.100 |")
+    assert lines[2].startswith("|   gain > 2 SE | 0 | | | — | — |")
