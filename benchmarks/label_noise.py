@@ -1,14 +1,15 @@
 """How much of a search label's gain is real: each position searched twice, with independent worlds.
 
     python benchmarks/label_noise.py --rows cahoots_tricks kansas_city --games 6
+    python benchmarks/label_noise.py --rows coop-normal --games 6 --worlds 16 --max-worlds 64
 
 Per row (the rows of ``search_strength.py``), the positions are every searchable decision of
 ``--games`` seeded heuristic games (as ``bench_labelling.py`` takes them), labelled twice by
 ``label_positions`` with the expert-iteration recipes' settings (``--blueprint zoo+heuristic``,
 the default: the game's zoo network's move is the search's default, the heuristic plays the
 rollouts; ``--worlds``/``--max-worlds`` 8 to 16, as the Kansas City and Cahoots tricks recipes
-search), once with seed 0 and once with seed 1, so that the two searches draw independent
-worlds. Where the first search moves off the blueprint's move, its own figures say how much
+search; the cooperative recipe searches 16 to 64), once with seed 0 and once with seed 1, so
+that the two searches draw independent worlds. Where the first search moves off the blueprint's move, its own figures say how much
 that move gains (its mean paired value over the blueprint's move); the second search's values
 are an independent estimate of the same gain, free of the first search's choosing the move
 that looked best in its worlds. The table prints, per row: the positions, the share where the
@@ -111,7 +112,7 @@ def report(row: str, found: list[Any], labels: list[Any], cpu: float) -> list[st
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", nargs="+", default=["cahoots_tricks", "kansas_city"],
-                        choices=[r for r in ROWS if not r.startswith("coop")])
+                        choices=list(ROWS))
     parser.add_argument("--games", type=int, default=6)
     parser.add_argument("--blueprint", default="zoo+heuristic",
                         choices=("heuristic", "zoo", "zoo+heuristic"))
