@@ -51,8 +51,9 @@ def mean_ci(xs: list[float]) -> str:
     return f"{m:+.3f} ({m - half:+.3f} to {m + half:+.3f})"
 
 
-def twice(row: str, games: int, blueprint: str, worlds: int, max_worlds: int) -> tuple[Any, ...]:
-    """The positions of ``row`` and their two labellings."""
+def twice(row: str, games: int, blueprint: str, worlds: int, max_worlds: int,
+          ) -> tuple[list[Any], float]:
+    """The two labellings of ``row``'s positions, and the CPU seconds they took."""
     import cahoots_envs
     from cahoots_envs.search import label_positions
 
@@ -68,7 +69,7 @@ def twice(row: str, games: int, blueprint: str, worlds: int, max_worlds: int) ->
     start = time.process_time()
     labels = [label_positions(env_id, opts, found, blueprint=net, seed=s, blueprint_name=name,
                               **knobs) for s in (0, 1)]
-    return found, labels, time.process_time() - start
+    return labels, time.process_time() - start
 
 
 def gains(first: Any, second: Any, i: int) -> tuple[float, float]:
@@ -77,7 +78,8 @@ def gains(first: Any, second: Any, i: int) -> tuple[float, float]:
     return (float(first.means[i] - first.means[b]), float(second.means[i] - second.means[b]))
 
 
-def report(row: str, found: list[Any], labels: list[Any], cpu: float) -> list[str]:
+def report(row: str, labels: list[Any], cpu: float) -> list[str]:
+    """The table's lines for ``row`` from its two labellings."""
     import numpy as np
 
     pairs = [(a, c) for a, c in zip(*labels) if a.searched]
@@ -128,9 +130,8 @@ def main(argv: list[str] | None = None) -> int:
           "CPU s |")
     print("|---|---|---|---|---|---|---|")
     for row in args.rows:
-        found, labels, cpu = twice(row, args.games, args.blueprint, args.worlds,
-                                   args.max_worlds)
-        for line in report(row, found, labels, cpu):
+        labels, cpu = twice(row, args.games, args.blueprint, args.worlds, args.max_worlds)
+        for line in report(row, labels, cpu):
             print(line, flush=True)
     return 0
 

@@ -361,7 +361,7 @@ def test_label_noise_measures_the_first_searchs_moves_in_the_second_searchs_worl
               label(5, [[0, 1, 0], [0, 1, 0]]),
               label(5, [[0, 0, 0]], searched=False)]
     assert bench.gains(first[0], second[0], 2) == (0.5, -0.1)
-    lines = bench.report("kansas_city", [], [first, second], 1.0)
+    lines = bench.report("kansas_city", [first, second], 1.0)
     assert lines[0] == "| kansas_city | 2 | 50.0% | 0.0% | +0.500 | -0.100 | 1 |"
     # the best other move of position 0 is 8: gain 0.5, standard error sqrt(1/3)/2 = 0.289,
     # so 1.7 standard errors: past 1, not past 2
