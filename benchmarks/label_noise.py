@@ -8,9 +8,11 @@ Per row (the rows of ``search_strength.py``), the positions are every searchable
 ``label_positions`` with the expert-iteration recipes' settings (``--blueprint zoo+heuristic``,
 the default: the game's zoo network's move is the search's default, the heuristic plays the
 rollouts; ``--worlds``/``--max-worlds`` 8 to 16, as the Kansas City and Cahoots tricks recipes
-search; the cooperative recipe searches 16 to 64), once with seed 0 and once with seed 1, so
-that the two searches draw independent worlds. Where the first search moves off the blueprint's move, its own figures say how much
-that move gains (its mean paired value over the blueprint's move); the second search's values
+search; the cooperative recipe searches 16 to 64; ``--max-rollouts`` raises the search's cap
+on a decision's rollouts, below which a decision with many moves stops at fewer worlds), once
+with seed 0 and once with seed 1, so that the two searches draw independent worlds. Where the
+first search moves off the blueprint's move, its own figures say how much that move gains (its
+mean paired value over the blueprint's move); the second search's values
 are an independent estimate of the same gain, free of the first search's choosing the move
 that looked best in its worlds. The table prints, per row: the positions, the share where the
 first search moved off, how often the second search moved to the same move, and the mean gain
@@ -52,7 +54,7 @@ def mean_ci(xs: list[float]) -> str:
 
 
 def twice(row: str, games: int, blueprint: str, worlds: int, max_worlds: int,
-          ) -> tuple[list[Any], float]:
+          max_rollouts: int | None = None) -> tuple[list[Any], float]:
     """The two labellings of ``row``'s positions, and the CPU seconds they took."""
     import cahoots_envs
     from cahoots_envs.search import label_positions
@@ -61,6 +63,8 @@ def twice(row: str, games: int, blueprint: str, worlds: int, max_worlds: int,
     opts = cahoots_envs.game_spec(env_id).resolve_options(options)
     found = positions(row, games, 0)
     knobs: dict[str, Any] = {"worlds": worlds, "max_worlds": max_worlds}
+    if max_rollouts is not None:
+        knobs["max_rollouts"] = max_rollouts
     if blueprint == "heuristic":
         net, name = None, "heuristic"
     else:
@@ -120,17 +124,22 @@ def main(argv: list[str] | None = None) -> int:
                         choices=("heuristic", "zoo", "zoo+heuristic"))
     parser.add_argument("--worlds", type=int, default=8)
     parser.add_argument("--max-worlds", type=int, default=16)
+    parser.add_argument("--max-rollouts", type=int, default=None,
+                        help="the search's cap on a decision's rollouts (default: the game's); "
+                        "a decision with many moves stops at fewer worlds below it")
     args = parser.parse_args(argv)
     if args.games < 1 or not 2 <= args.worlds <= args.max_worlds:
         parser.error("--games is at least 1 and 2 <= --worlds <= --max-worlds")
-    print(f"blueprint {args.blueprint}, {args.worlds} to {args.max_worlds} worlds, "
-          f"{args.games} games a row")
+    cap = "the game's" if args.max_rollouts is None else str(args.max_rollouts)
+    print(f"blueprint {args.blueprint}, {args.worlds} to {args.max_worlds} worlds, at most {cap} "
+          f"rollouts a decision, {args.games} games a row")
     print("| row | searched positions | first search moves off | second search moves the "
           "same | gain as the first search saw it | gain as the second measured it | "
           "CPU s |")
     print("|---|---|---|---|---|---|---|")
     for row in args.rows:
-        labels, cpu = twice(row, args.games, args.blueprint, args.worlds, args.max_worlds)
+        labels, cpu = twice(row, args.games, args.blueprint, args.worlds, args.max_worlds,
+                            args.max_rollouts)
         for line in report(row, labels, cpu):
             print(line, flush=True)
     return 0

@@ -164,3 +164,42 @@ def test_a_runs_dir_that_is_a_file_is_one_line_before_any_work(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"--runs-dir {blocker} is a file; give a folder" in err
     assert blocker.read_text() == "not a folder"
+
+
+def test_runs_started_in_the_same_second_get_folders_of_their_own(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Two runs of one config and seed whose names would be the same (started in the same
+    second, from a script or a sweep) write into two folders: the second is ``<name>-2``, the
+    first run's policy and logs are left as they were, and each run's own lines name its own
+    folder."""
+    import cahoots_envs.training.train as train_module
+    from cahoots_envs.training.run import new_run_dir
+
+    monkeypatch.setattr(train_module, "run_name", lambda config, tag: "same-second")
+    config = {
+        "env_id": "kansas_city-v1", "env_options": {"num_players": 4, "reward_mode": "points",
+                                                    "hands": 1},
+        "seed": 1, "total_timesteps": 64, "n_envs": 4, "progress_bar": False,
+        "ppo": {"n_steps": 16, "batch_size": 64, "n_epochs": 1, "net_arch": [16]},
+        "eval": {"every": 64, "games": 2, "final_games": 2},
+    }
+    path = tmp_path / "tiny.yaml"
+    path.write_text(yaml.safe_dump(config))
+    runs = tmp_path / "runs"
+    assert main(["--config", str(path), "--runs-dir", str(runs)]) == 0
+    first = runs / "same-second"
+    policy = (first / "policy.safetensors").read_bytes()
+    written = (first / "policy.safetensors").stat().st_mtime_ns
+    capsys.readouterr()
+    assert main(["--config", str(path), "--runs-dir", str(runs)]) == 0
+    out = capsys.readouterr().out
+    second = runs / "same-second-2"
+    assert sorted(p.name for p in runs.iterdir()) == ["same-second", "same-second-2"]
+    assert out.splitlines()[0] == f"run folder: {second}"
+    assert f"{second}/policy.safetensors" in out and f"{first}/" not in out
+    assert (first / "policy.safetensors").read_bytes() == policy
+    assert (first / "policy.safetensors").stat().st_mtime_ns == written
+    assert (second / "policy.safetensors").is_file()
+    # the folders are claimed one at a time: a third claim takes the next name
+    assert new_run_dir(runs, "same-second") == runs / "same-second-3"
+    assert (runs / "same-second-3").is_dir()

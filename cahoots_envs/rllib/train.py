@@ -106,15 +106,16 @@ def connect(address: str | None) -> None:
 
 
 def train(config: RLlibTrainConfig, run_dir: Path, address: str | None = None,
-          command: str = "") -> dict[str, Any]:
+          command: str = "", fresh: bool = False) -> dict[str, Any]:
     """One run on the shared run plumbing (``cahoots_envs.training.run``): the run folder and
     config, RLlib's training iterations with evaluations, then the final check, the saved policy
-    and the curve (``run.finish``), RLlib's checkpoint beside them."""
+    and the curve (``run.finish``), RLlib's checkpoint beside them. ``fresh``: a folder of the
+    run's own (``run.start``), which the result's ``run_dir`` names."""
     import ray
     import torch
 
     torch.set_num_threads(config.resources.torch_threads)
-    start(config, run_dir)
+    run_dir = start(config, run_dir, fresh)
     connect(address)
     cluster = ray.cluster_resources()
     print(f"ray {ray.__version__}: {'joined ' + address if address else 'started here'}, "
@@ -222,14 +223,14 @@ def main(argv: list[str] | None = None) -> int:
         run_dir = runs_dir / run_name(config, ALGO)
         command = ("python -m cahoots_envs.rllib.train "
                    + " ".join(shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv)))
-        out = train(config, run_dir, address=args.address, command=command)
+        out = train(config, run_dir, address=args.address, command=command, fresh=True)
     except (ConfigError, PolicyFileError, IncompatiblePolicyError) as exc:
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)
         return 2
     lines = result_lines(out)
     lines.insert(2, f"learner steps: {out['timesteps']:,} in {out['seconds']:.0f}s "
                     f"({out['timesteps'] / max(out['seconds'], 1e-9):.0f} steps/s)")
-    print("\n".join(lines + next_steps(config, run_dir)))
+    print("\n".join(lines + next_steps(config, Path(out["run_dir"]))))
     return 0
 
 

@@ -119,6 +119,23 @@ def run_name(config: RunConfig, tag: str) -> str:
     return f"{env}__{tag}__{config.seed}__{stamp}"
 
 
+def new_run_dir(runs_dir: Path, name: str) -> Path:
+    """A run folder of its own under ``runs_dir``: ``name``, or ``name-2``, ``name-3``, ... where
+    another run already holds it (two runs of one config and seed started in the same second,
+    from a script or a sweep, would otherwise write into one folder and overwrite each other's
+    policy, checkpoints and logs). Made here, so that a second process cannot take it too."""
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    k = 1
+    while True:
+        path = runs_dir / (name if k == 1 else f"{name}-{k}")
+        try:
+            path.mkdir()
+        except FileExistsError:
+            k += 1
+            continue
+        return path
+
+
 def available_opponents(config: RunConfig, wanted: list[str]) -> list[str]:
     have = builtin_specs(config.env_id)
     out = []
@@ -366,14 +383,19 @@ def check_runs_dir(runs_dir: Path) -> None:
                           "you can write to")
 
 
-def start(config: RunConfig, run_dir: Path) -> None:
-    """Before an algorithm starts: the engine it needs, the run folder, the config echoed."""
+def start(config: RunConfig, run_dir: Path, fresh: bool = False) -> Path:
+    """Before an algorithm starts: the engine it needs, the run folder (with ``fresh``, one of
+    its own: ``new_run_dir``), the config echoed. Returns the folder."""
     import yaml
 
     check_engine(config)
-    run_dir.mkdir(parents=True, exist_ok=True)
+    if fresh:
+        run_dir = new_run_dir(run_dir.parent, run_dir.name)
+    else:
+        run_dir.mkdir(parents=True, exist_ok=True)
     print(f"run folder: {run_dir}", flush=True)
     (run_dir / "config.yaml").write_text(yaml.safe_dump(config_dict(config), sort_keys=False))
+    return run_dir
 
 
 def finish(config: RunConfig, run_dir: Path, trained: Trained, evaluator: Evaluator,

@@ -38,11 +38,14 @@ from cahoots_envs.training.run import (
 
 
 def train(config: TrainConfig, run_dir: Path, resume: bool = False,
-          command: str = "") -> dict[str, Any]:
+          command: str = "", fresh: bool = False) -> dict[str, Any]:
     """One run: the folder and config, the config's algorithm, then the final check, the saved
-    policy and the curve (``run.finish``)."""
+    policy and the curve (``run.finish``). ``fresh``: the run takes a folder of its own,
+    ``run_dir`` or, where another run holds that, ``run_dir-2``, ``-3``, ... (the command line's
+    new runs); otherwise it writes into ``run_dir`` as given. The result's ``run_dir`` says
+    which."""
     train_algorithm = algorithm(config.algorithm).load()
-    start(config, run_dir)
+    run_dir = start(config, run_dir, fresh)
     evaluator = Evaluator(config, run_dir)
     trained = train_algorithm(config, run_dir, resume, evaluator)
     return finish(config, run_dir, trained, evaluator, command)
@@ -128,8 +131,9 @@ def _main(argv: list[str] | None = None) -> int:
     prog = ("cahoots train" if sys.argv[0].endswith("cahoots train")  # set by cahoots train
             else "python -m cahoots_envs.training.train")
     command = f"{prog} " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
-    out = train(config, run_dir, resume=bool(args.resume), command=command)
-    print("\n".join(result_lines(out) + next_steps(config, run_dir)))
+    out = train(config, run_dir, resume=bool(args.resume), command=command,
+                fresh=not args.resume)
+    print("\n".join(result_lines(out) + next_steps(config, Path(out["run_dir"]))))
     return 0
 
 
