@@ -161,16 +161,25 @@ def timed_parts(env_id: str) -> tuple[dict[str, float], Any]:
     return totals, unwrap
 
 
-def measure(row: str, blueprint: str, found: list[Any], seed: int, parts: bool = False) -> str:
+def labelling(row: str, blueprint: str) -> tuple[str, dict[str, Any], Any, dict[str, Any]]:
+    """What ``label_positions`` takes for ``row`` over ``blueprint`` (one of ``BLUEPRINTS``):
+    the env id, the resolved options, the loaded blueprint (None: the heuristic) and the knobs
+    (``rollout: heuristic`` for ``zoo+heuristic``)."""
     import cahoots_envs
-    from cahoots_envs.search import label_positions
 
     env_id, options = ROWS[row]
     opts = cahoots_envs.game_spec(env_id).resolve_options(options)
     policy = None
-    knobs = {"rollout": "heuristic"} if blueprint == "zoo+heuristic" else {}
+    knobs: dict[str, Any] = {"rollout": "heuristic"} if blueprint == "zoo+heuristic" else {}
     if blueprint != "heuristic":
         policy = cahoots_envs.load_policy(f"zoo:{env_id.split('-')[0]}", env_id, opts, seed=0)
+    return env_id, opts, policy, knobs
+
+
+def measure(row: str, blueprint: str, found: list[Any], seed: int, parts: bool = False) -> str:
+    from cahoots_envs.search import label_positions
+
+    env_id, opts, policy, knobs = labelling(row, blueprint)
     label_positions(env_id, opts, found[:4], policy, seed=seed + 1, blueprint_name=blueprint,
                     **knobs)
     totals, unwrap = timed_parts(env_id) if parts else ({}, None)

@@ -38,41 +38,36 @@ from typing import Any
 _HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(_HERE), str(_HERE.parent)]  # the sibling benchmarks, the package
 
-from bench_labelling import positions
+from bench_labelling import BLUEPRINTS, labelling, positions
 from search_strength import ROWS
 
 Z_LEVELS = (1.0, 2.0, 3.0)
 
 
 def mean_ci(xs: list[float]) -> str:
-    """``mean (low to high)``, a normal 95% interval."""
+    """``mean (low to high)``, the normal 95% interval of ``core.stats.mean_interval`` (at the
+    1.96 the benchmarks' paired figures use)."""
+    from cahoots_envs.core.stats import Z95_ROUNDED, mean_interval
+
     if len(xs) < 2:
         return f"{xs[0]:+.3f}" if xs else "—"
-    m = sum(xs) / len(xs)
-    half = 1.96 * math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1) / len(xs))
-    return f"{m:+.3f} ({m - half:+.3f} to {m + half:+.3f})"
+    m, low, high = mean_interval(xs, Z95_ROUNDED)
+    return f"{m:+.3f} ({low:+.3f} to {high:+.3f})"
 
 
 def twice(row: str, games: int, blueprint: str, worlds: int, max_worlds: int,
           max_rollouts: int | None = None) -> tuple[list[Any], float]:
     """The two labellings of ``row``'s positions, and the CPU seconds they took."""
-    import cahoots_envs
     from cahoots_envs.search import label_positions
 
-    env_id, options = ROWS[row]
-    opts = cahoots_envs.game_spec(env_id).resolve_options(options)
+    env_id, opts, net, knobs = labelling(row, blueprint)
     found = positions(row, games, 0)
-    knobs: dict[str, Any] = {"worlds": worlds, "max_worlds": max_worlds}
+    knobs.update(worlds=worlds, max_worlds=max_worlds)
     if max_rollouts is not None:
         knobs["max_rollouts"] = max_rollouts
-    if blueprint == "heuristic":
-        net, name = None, "heuristic"
-    else:
-        net, name = cahoots_envs.load_policy(f"zoo:{env_id.split('-')[0]}", env_id, opts), "network"
-        knobs["rollout"] = "heuristic" if blueprint == "zoo+heuristic" else "blueprint"
     start = time.process_time()
-    labels = [label_positions(env_id, opts, found, blueprint=net, seed=s, blueprint_name=name,
-                              **knobs) for s in (0, 1)]
+    labels = [label_positions(env_id, opts, found, blueprint=net, seed=s,
+                              blueprint_name=blueprint, **knobs) for s in (0, 1)]
     return labels, time.process_time() - start
 
 
@@ -121,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
                         choices=list(ROWS))
     parser.add_argument("--games", type=int, default=6)
     parser.add_argument("--blueprint", default="zoo+heuristic",
-                        choices=("heuristic", "zoo", "zoo+heuristic"))
+                        choices=BLUEPRINTS)
     parser.add_argument("--worlds", type=int, default=8)
     parser.add_argument("--max-worlds", type=int, default=16)
     parser.add_argument("--max-rollouts", type=int, default=None,
