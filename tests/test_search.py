@@ -6,6 +6,7 @@ tests/test_search_leak.py's."""
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import numpy as np
 import pytest
@@ -169,6 +170,49 @@ def _wide_decision() -> Infoset:
         env.step(bot.act(state.observation, state.action_mask))
 
 
+def test_a_first_search_that_compiles_says_so_once(monkeypatch, caplog) -> None:
+    """A cold numba cache makes a process's first searched decision compile for tens of
+    seconds: the bot says so first, once per game (one line on the ``cahoots_envs.search``
+    logger), whether it decides alone, in a batch or labels; warm kernels say nothing."""
+    numba = pytest.importorskip("numba")
+    from cahoots_envs import vector
+    from cahoots_envs.search import label, label_positions
+
+    def compiles(real):  # ``real`` preceded by a compile: a new uncached njit function's call
+        return lambda *a, **k: (numba.njit(lambda x: x + 1)(1), real(*a, **k))[1]
+
+    state = _wide_decision()
+    warm = SearchPolicy("kansas_city-v1", seed=0, worlds=2, max_worlds=2)
+    warm.act_infoset(state)  # this process's kernels compiled (or loaded from the cache)
+    monkeypatch.setattr(vector, "_compile_announced", set())
+    messages = []
+    with caplog.at_level("WARNING", logger="cahoots_envs.search"):
+        bot = SearchPolicy("kansas_city-v1", seed=0, worlds=2, max_worlds=2)
+        bot.act_infoset(state)  # warm: silent
+        assert not caplog.records
+        for make in range(3):  # alone, in a batch, labelling: each a new bot
+            bot = SearchPolicy("kansas_city-v1", seed=0, worlds=2, max_worlds=2)
+            monkeypatch.setattr(bot, "_search", compiles(bot._search))
+            monkeypatch.setattr(search_policy, "run_searches", compiles(search_policy.run_searches))
+            monkeypatch.setattr(label, "run_searches", compiles(label.run_searches))
+            if make == 0:
+                bot.act_infoset(state)
+                bot.act_infoset(state)  # the bot has searched: no longer watched
+            elif make == 1:
+                bot.act_infosets([state, state])
+            else:
+                label_positions("kansas_city-v1", None, [state._game], worlds=2,  # its game
+                                max_worlds=2)
+            messages.append([r.getMessage() for r in caplog.records])
+            caplog.clear()
+            monkeypatch.undo()  # the real run_searches again, and a fresh announcement set
+            monkeypatch.setattr(vector, "_compile_announced", set())
+    for lines in messages:
+        assert lines == [(f"cahoots_envs.search: compiling the search kernels of kansas_city "
+                          f"with numba, {search_policy.COMPILE_TIME}; once: numba caches them "
+                          f"on disk")]
+
+
 def test_time_limit_bounds_a_decision_whatever_the_budget() -> None:
     state = _wide_decision()
     bot = SearchPolicy("kansas_city-v1", seed=0, worlds=MAX_WORLDS, max_worlds=MAX_WORLDS,
@@ -288,19 +332,35 @@ def test_cahoots_play_and_list_know_the_search_bots(tmp_path) -> None:
     assert replay.returncode == 0 and "replay OK" in replay.stdout
 
 
+def _benchmark(name: str) -> Any:
+    """``benchmarks/<name>.py`` imported as a module."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"{name}_bench", path)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    return bench
+
+
+def test_search_first_decision_times_a_games_first_search() -> None:
+    """``benchmarks/search_first_decision.py``'s child: one game with the default search bot in
+    seat 0, the seconds of its first searched decision and of its slowest later one."""
+    result = _benchmark("search_first_decision").child("cahoots_coop-v1", 0)
+    assert result["searched"] >= 2
+    assert 0 < result["first"] and 0 < result["rest"]
+
+
 def test_search_strength_pairs_a_lineup_with_an_earlier_run(tmp_path, capsys) -> None:
     """``benchmarks/search_strength.py --paired A B --against FILE``: A's games from ``--out``,
     B's from an earlier results file, paired by game (the same deals); a missing file or
     ``--against`` without ``--paired`` is one line."""
-    import importlib.util
     import json
     from pathlib import Path
 
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "search_strength.py"
-    spec = importlib.util.spec_from_file_location("search_strength_bench", path)
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = _benchmark("search_strength")
 
     def write(name: str, scores: list[float]) -> Path:
         out = tmp_path / name
@@ -337,15 +397,9 @@ def test_label_noise_measures_the_first_searchs_moves_in_the_second_searchs_worl
     """``benchmarks/label_noise.py``: where the first labelling moves off the blueprint's move,
     that move's gain as the first labelling saw it and as the second (independent worlds)
     measured it; and the same for every best other move past z standard errors."""
-    import importlib.util
-    from pathlib import Path
     from types import SimpleNamespace
 
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "label_noise.py"
-    spec = importlib.util.spec_from_file_location("label_noise_bench", path)
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = _benchmark("label_noise")
 
     def label(move: int, values: list[list[float]], searched: bool = True) -> SimpleNamespace:
         v = np.array(values)

@@ -131,12 +131,14 @@ def label_positions(env_id: str, options: Mapping[str, Any] | None, positions: S
                                            min(s["worlds"], most)))
         else:
             searches.append(None)
-    if engine is not None and s["belief"] == 0:
-        run_searches(engine, [x for x in searches if x is not None], bot._roller, s["gate"], seed)
-    else:  # the reference path, or beliefs: one position at a time, as the bot decides
-        for search in searches:
-            if search is not None:
-                _alone(bot, search)
+    with bot._compile_watch():
+        if engine is not None and s["belief"] == 0:
+            run_searches(engine, [x for x in searches if x is not None], bot._roller, s["gate"],
+                         seed)
+        else:  # the reference path, or beliefs: one position at a time, as the bot decides
+            for search in searches:
+                if search is not None:
+                    _alone(bot, search)
     return [_label(info, move, search, bot.path)
             for info, move, search in zip(infosets, moves, searches)]
 

@@ -55,9 +55,12 @@ the bot uses.
 
 from __future__ import annotations
 
+import contextlib
+import importlib.util
+import logging
 import math
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -78,6 +81,12 @@ from cahoots_envs.search.rounds import (
     judge,
     run_searches,
 )
+
+log = logging.getLogger("cahoots_envs.search")
+# a cold numba cache: the first searched decision of a process compiles the engine's loader,
+# rollout and value kernels and the sampler's; measured 2026-12-02 on the 2-core machine (load
+# average about 0): 11 s (cooperative) to 33 s (Kansas City), docs/search.md
+COMPILE_TIME = "10-35 s on a 2-core machine"
 
 # settings every game starts from; a game's DEFAULTS override them, the caller's knobs override both
 GENERIC_DEFAULTS: dict[str, Any] = {
@@ -221,6 +230,7 @@ class SearchPolicy(BasePolicy):
             self._engine_rollouts()  # says now why it cannot
         if self.settings["belief"] > 0:
             self._check_belief()
+        self._watch_compile = True  # until a search has run: its kernels may compile
         self.reseed(seed)
 
     def _check_belief(self) -> None:
@@ -269,6 +279,7 @@ class SearchPolicy(BasePolicy):
     def __getstate__(self) -> dict[str, Any]:
         state = dict(vars(self))  # engines are rebuilt where the bot is unpickled
         state["_engine"] = None
+        state["_watch_compile"] = True  # another process compiles its own kernels
         if state["path"] == "batched":
             state["path"] = "undecided"
         return state
@@ -312,7 +323,8 @@ class SearchPolicy(BasePolicy):
         move, legal, seed = self._prepare(infoset)
         searched = False
         if seed is not None:
-            choice = self._search(infoset, legal, move, seed, start)
+            with self._compile_watch():
+                choice = self._search(infoset, legal, move, seed, start)
             if choice is not None:
                 searched = True
                 self.stats.deviations += choice != move
@@ -358,20 +370,21 @@ class SearchPolicy(BasePolicy):
         self.last_search = None
         searched = np.zeros(count, np.bool_)
         engine = self._engine_rollouts() if pending else None
-        if engine is None:  # the reference path (or nothing to search): one at a time
-            for j, legal, seed in pending:
-                start = time.perf_counter()
-                self.last_search = None
-                choice = self._search(infosets[j], legal, int(moves[j]), seed, start)
-                if choice is not None:
-                    searched[j] = True
-                    self.stats.deviations += int(choice != moves[j])
-                    moves[j] = choice
-                spent[j] += time.perf_counter() - start
-            if not pending or pending[-1][0] != count - 1:
-                self.last_search = None
-        else:
-            self._search_together(engine, infosets, moves, pending, searched, spent)
+        with self._compile_watch() if pending else contextlib.nullcontext():
+            if engine is None:  # the reference path (or nothing to search): one at a time
+                for j, legal, seed in pending:
+                    start = time.perf_counter()
+                    self.last_search = None
+                    choice = self._search(infosets[j], legal, int(moves[j]), seed, start)
+                    if choice is not None:
+                        searched[j] = True
+                        self.stats.deviations += int(choice != moves[j])
+                        moves[j] = choice
+                    spent[j] += time.perf_counter() - start
+                if not pending or pending[-1][0] != count - 1:
+                    self.last_search = None
+            else:
+                self._search_together(engine, infosets, moves, pending, searched, spent)
         for j in range(count):
             self._book(float(spent[j]), bool(searched[j]))
         return moves
@@ -407,6 +420,22 @@ class SearchPolicy(BasePolicy):
             spent[j] += share
             if j == len(infosets) - 1:
                 self.last_search = (list(x.legal), values)
+
+    @contextlib.contextmanager
+    def _compile_watch(self) -> Iterator[None]:
+        """Around a search: until one has run, a numba compile of the kernels it uses (a cold
+        on-disk cache) is announced first, once per game and process, on the
+        ``cahoots_envs.search`` logger (``vector.compile_notice``), so that a first searched
+        decision taking tens of seconds does not look hung."""
+        if not self._watch_compile or importlib.util.find_spec("numba") is None:
+            yield
+            return
+        from cahoots_envs.vector import compile_notice
+
+        with compile_notice(self.spec.name, part="search kernels", duration=COMPILE_TIME,
+                            logger=log):
+            yield
+        self._watch_compile = False
 
     def _check_infoset(self, infoset: Infoset) -> None:
         if not isinstance(infoset, Infoset):

@@ -49,7 +49,7 @@ __all__ = ["FAST_EXTRA", "VectorGames", "VectorStep", "action_ids", "compile_not
            "random_legal_actions"]
 
 log = logging.getLogger(__name__)
-_compile_announced: set[str] = set()  # games whose compile this process has announced
+_compile_announced: set[str] = set()  # 'logger:game' of each compile this process announced
 
 
 @dataclass(frozen=True)
@@ -140,23 +140,26 @@ def action_ids(actions: Any, num_envs: int, where: str) -> np.ndarray:
 
 
 @contextlib.contextmanager
-def compile_notice(game: str, active: bool = True) -> Iterator[None]:
+def compile_notice(game: str, active: bool = True, *, part: str = "batched kernels",
+                   duration: str = COMPILE_TIME, logger: logging.Logger = log) -> Iterator[None]:
     """While active, numba's first compile (numba's ``numba:compile`` event: a kernel neither
-    compiled in this process nor in numba's on-disk cache) logs a warning that ``game``'s
-    kernels are compiling and about how long that takes; once per game and process. Wraps the
-    first ``reset`` and ``step`` of each batch, where the kernels compile (``active``: False
-    afterwards)."""
-    if not active or game in _compile_announced:
+    compiled in this process nor in numba's on-disk cache) logs a warning on ``logger`` that
+    ``game``'s ``part`` are compiling and about how long that takes (``duration``); once per
+    logger, game and process. Wraps the first ``reset`` and ``step`` of each batch, where the
+    kernels compile (``active``: False afterwards), and a search bot's first searches
+    (``cahoots_envs.search``: its loader, rollout and sampler kernels)."""
+    key = f"{logger.name}:{game}"
+    if not active or key in _compile_announced:
         yield
         return
     from numba.core import event
 
     class Notice(event.Listener):
         def on_start(self, ev: event.Event) -> None:
-            if game not in _compile_announced:
-                _compile_announced.add(game)
-                log.warning("cahoots_envs.vector: compiling the batched kernels of %s with "
-                            "numba, %s; once: numba caches them on disk", game, COMPILE_TIME)
+            if key not in _compile_announced:
+                _compile_announced.add(key)
+                logger.warning("%s: compiling the %s of %s with numba, %s; once: numba caches "
+                               "them on disk", logger.name, part, game, duration)
 
         def on_end(self, ev: event.Event) -> None:
             pass
