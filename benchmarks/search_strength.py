@@ -51,12 +51,14 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse
+import contextlib
 import json
 import math
 import platform
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -276,13 +278,56 @@ def spec_of(name: str) -> str:
     return "search:heuristic" if name == "search" else name
 
 
-def path_costs(rows: list[str], games: int, seed: int, candidate_spec: str) -> str:
-    """The ``--paths`` table: per row, ms per searched decision on each rollout path."""
+@contextlib.contextmanager
+def world_timers(spent: dict[str, float]) -> Iterator[None]:
+    """While active, the seconds of drawing worlds (``Infoset.sample``, the generator included) and of building
+    what the engine loads of them (``rollout_history`` / ``rollout_parts`` of ``World`` and
+    ``LazyWorld``: the history the sampler builds) add up in ``spent['draw']`` and
+    ``spent['history']`` (``--split``; outermost calls only)."""
+    from cahoots_envs.core.search import LazyWorld, World
+    from cahoots_envs.search import Infoset
+
+    depth = [0]
+
+    def timed(key: str, f: Any) -> Any:
+        def g(*a: Any, **k: Any) -> Any:
+            depth[0] += 1
+            start = time.perf_counter()
+            try:
+                return f(*a, **k)
+            finally:
+                depth[0] -= 1
+                if not depth[0]:
+                    spent[key] += time.perf_counter() - start
+        return g
+
+    patched = [(Infoset, "sample", "draw")] + [
+        (cls, name, "history") for cls in (World, LazyWorld)
+        for name in ("rollout_history", "rollout_parts") if name in vars(cls)]
+    originals = [(cls, name, vars(cls)[name]) for cls, name, _ in patched]
+    for cls, name, key in patched:
+        setattr(cls, name, timed(key, vars(cls)[name]))
+    try:
+        yield
+    finally:
+        for cls, name, f in originals:
+            setattr(cls, name, f)
+
+
+def path_costs(rows: list[str], games: int, seed: int, candidate_spec: str,
+               split: bool = False) -> str:
+    """The ``--paths`` table: per row, ms per searched decision on each rollout path; with
+    ``split``, the engine path's time parted into drawing the worlds, building the histories
+    the engine loads, and the rest (loading, rollouts, values: what a compiled sampler would
+    leave), the rest also as a share of the reference path's time."""
     import cahoots_envs
     from cahoots_envs.search import Infoset
 
     lines = [("| row | searched decisions | worlds / rollouts per decision (reference; engine) "
               "| reference ms | engine ms | engine / reference |"), "|---|---|---|---|---|---|"]
+    if split:
+        lines = [lines[0] + " engine: drawing worlds ms | their histories ms | the rest ms | "
+                 "the rest / reference |", lines[1] + "---|---|---|---|"]
     for row in rows:
         candidate = spec_of(lineup_name(candidate_spec, row))
         env_id, options = ROWS[row]
@@ -293,14 +338,18 @@ def path_costs(rows: list[str], games: int, seed: int, candidate_spec: str) -> s
             lines.append(f"| {row} | 0 | — | — | — | — |")
             continue
         cost = {}
+        spent = {"draw": 0.0, "history": 0.0}
         for path in ("reference", "batched"):
             bot: Any = cahoots_envs.load_policy(with_engine(candidate, path), env_id, options,
                                                 seed=0)  # a search bot
             bot.act_infoset(Infoset(positions[0], positions[0].current_player, spec, opts))
             bot.stats = type(bot.stats)()  # the warm-up decision is not counted
-            for k, game in enumerate(positions):
-                bot.reseed(seed + k)  # the same worlds on both paths
-                bot.act_infoset(Infoset(game, game.current_player, spec, opts))
+            timers = world_timers(spent) if split and path == "batched" else \
+                contextlib.nullcontext()
+            with timers:
+                for k, game in enumerate(positions):
+                    bot.reseed(seed + k)  # the same worlds on both paths
+                    bot.act_infoset(Infoset(game, game.current_player, spec, opts))
             st = bot.stats
             cost[path] = (1000 * st.searched_seconds / max(st.searched, 1),
                           st.worlds / max(st.searched, 1), st.rollouts / max(st.searched, 1),
@@ -308,6 +357,10 @@ def path_costs(rows: list[str], games: int, seed: int, candidate_spec: str) -> s
         ref, eng = cost["reference"], cost["batched"]
         lines.append(f"| {row} | {ref[3]} | {ref[1]:.1f} / {ref[2]:.0f}; {eng[1]:.1f} / "
                      f"{eng[2]:.0f} | {ref[0]:.1f} | {eng[0]:.1f} | {eng[0] / ref[0]:.2f} |")
+        if split:
+            draw, history = (1000 * spent[k] / max(eng[3], 1) for k in ("draw", "history"))
+            rest = eng[0] - draw - history
+            lines[-1] += f" {draw:.1f} | {history:.1f} | {rest:.1f} | {rest / ref[0]:.2f} |"
         print(lines[-1], flush=True)
     return "\n".join(lines)
 
@@ -335,11 +388,16 @@ def main(argv: list[str] | None = None) -> int:
                         help="time the candidate's rollouts on the reference game and on the "
                         "batched engine over the searched decisions of N games per row, print "
                         "the table and stop")
+    parser.add_argument("--split", action="store_true",
+                        help="with --paths: part the engine path's time into drawing the "
+                        "worlds, building their histories, and the rest")
     args = parser.parse_args(argv)
+    if args.split and not args.paths:
+        parser.error("--split goes with --paths N")
     if args.paths:
         if not args.candidate.startswith("search"):
             parser.error("--paths measures a search candidate")
-        print(path_costs(args.rows, args.paths, args.seed, args.candidate))
+        print(path_costs(args.rows, args.paths, args.seed, args.candidate, args.split))
         return 0
     if args.games < 1 or args.workers < 1:
         parser.error("--games and --workers are at least 1")

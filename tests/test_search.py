@@ -345,6 +345,23 @@ def _benchmark(name: str) -> Any:
     return bench
 
 
+def test_search_strength_split_times_the_worlds_and_their_histories() -> None:
+    """``search_strength.py --paths N --split``: drawing worlds and building what the engine
+    loads of them add up apart, the outermost calls only, and the methods are restored."""
+    from cahoots_envs.core.search import LazyWorld
+
+    bench = _benchmark("search_strength")
+    state = _wide_decision()
+    spent = {"draw": 0.0, "history": 0.0}
+    with bench.world_timers(spent):
+        world = state.sample(np.random.default_rng(0))
+        assert spent["draw"] > 0 and spent["history"] == 0
+        world.rollout_parts() or world.rollout_history()
+    assert spent["history"] > 0
+    assert Infoset.sample.__qualname__ == "Infoset.sample"
+    assert LazyWorld.rollout_parts.__qualname__ == "LazyWorld.rollout_parts"
+
+
 def test_search_first_decision_times_a_games_first_search() -> None:
     """``benchmarks/search_first_decision.py``'s child: one game with the default search bot in
     seat 0, the seconds of its first searched decision and of its slowest later one."""
