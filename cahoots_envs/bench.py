@@ -1,8 +1,9 @@
 """Environment throughput and memory, side by side with PettingZoo classic card/board envs.
 
 Random legal play through each env's protected ``env()`` with ``last()`` (observation and action
-mask) every step, in the same process and run, interleaved over several rounds so that machine
-noise hits every env alike; the table reports the median round. Compare the ratio column (ours /
+mask) every step, and through its parallel API (``make_parallel``: every agent's observation
+each step; rows marked ``parallel``), in the same process and run, interleaved over several
+rounds so that machine noise hits every env alike; the table reports the median round. Compare the ratio column (ours /
 ``texas_holdem_v4``), not absolute numbers, across machines.
 
     cahoots bench -- [--seconds 2] [--rounds 3] [--no-classic] [--envs NAMES]
@@ -45,16 +46,22 @@ from typing import Any
 
 import numpy as np
 
-from cahoots_envs.registry import game_spec, list_envs, make, make_raw, registered_games
+from cahoots_envs.registry import (
+    game_spec,
+    list_envs,
+    make,
+    make_parallel,
+    make_raw,
+    registered_games,
+)
 
 
-def our_envs() -> list[tuple[str, Callable[[], Any]]]:
-    out: list[tuple[str, Callable[[], Any]]] = []
-    for spec in registered_games():
-        for n in spec.rules.PLAYER_COUNTS:
-            out.append((f"{spec.name}_v{spec.version} ({n}p)",
-                        partial(make, spec.env_id, num_players=n)))
-    return out
+def our_envs(parallel: bool = False) -> list[tuple[str, Callable[[], Any]]]:
+    """Every env at every player count: the protected AEC env, or its parallel API (rows named
+    ``... parallel``)."""
+    factory, suffix = (make_parallel, " parallel") if parallel else (make, "")
+    return [(f"{spec.name}_v{spec.version} ({n}p){suffix}", partial(factory, spec.env_id, num_players=n))
+            for spec in registered_games() for n in spec.rules.PLAYER_COUNTS]
 
 
 def classic_envs() -> list[tuple[str, Callable[[], Any]]]:
@@ -87,6 +94,25 @@ def run_for(factory: Callable[[], Any], seconds: float, seed: int) -> tuple[int,
                 action = int(legal[rng.integers(len(legal))])
                 steps += 1
             env.step(action)
+        games += 1
+    return steps, games, time.perf_counter() - start
+
+
+def run_parallel_for(factory: Callable[[], Any], seconds: float, seed: int) -> tuple[int, int, float]:
+    """``run_for`` through the parallel API: every agent's observation each step, the mover's
+    action drawn from its mask."""
+    env = factory()
+    rng = np.random.default_rng(seed)
+    steps = games = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while time.perf_counter() < deadline:
+        observations, _ = env.reset(seed=int(rng.integers(2**31)))
+        while env.agents:
+            mover = env.agent_to_move
+            legal = np.flatnonzero(observations[mover]["action_mask"])
+            observations, *_ = env.step({mover: int(legal[rng.integers(len(legal))])})
+            steps += 1
         games += 1
     return steps, games, time.perf_counter() - start
 
@@ -363,14 +389,16 @@ def run(args: argparse.Namespace) -> None:
         print("note: pettingzoo[classic] is not installed, so there is nothing to compare with and "
               "no ratio column; install it with pip install \"cahoots-envs[bench]\" (or pip "
               "install \"pettingzoo[classic]\"), or pass --no-classic", file=sys.stderr)
-    candidates = our_envs() + classic
+    parallel = our_envs(parallel=True)
+    runners = {name: run_parallel_for for name, _ in parallel}
+    candidates = our_envs() + parallel + classic
     if args.envs:
         keys = args.envs.split(",")
         candidates = [c for c in candidates if any(k in c[0] or "texas_holdem" in c[0] for k in keys)]
     results: dict[str, list[tuple[float, float]]] = {name: [] for name, _ in candidates}
     for r in range(args.rounds):
         for name, factory in candidates:
-            steps, games, elapsed = run_for(factory, args.seconds, seed=r)
+            steps, games, elapsed = runners.get(name, run_for)(factory, args.seconds, seed=r)
             results[name].append((steps / elapsed, games / elapsed))
         for label, env_id, n in configs:
             for size in sizes:

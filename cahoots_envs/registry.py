@@ -244,13 +244,15 @@ def make(env_id: str, **options: Any) -> Any:
     return CardGameEnv(game_spec(env_id), protected=True, **options)
 
 
-def make_parallel(env_id: str, **options: Any) -> Any:
+def make_parallel(env_id: str, idle_action: int | None = None, **options: Any) -> Any:
     """The PettingZoo parallel env (``parallel_env()``) for ``env_id``: turn-based, see
-    ``cahoots_envs.core.parallel``."""
+    ``cahoots_envs.core.parallel`` (``idle_action``: the placeholder move of the seats not on
+    turn; None, the default, leaves their masks all zero)."""
     from cahoots_envs.core.aec import CardGameEnv
     from cahoots_envs.core.parallel import CardGameParallelEnv
 
-    return CardGameParallelEnv(CardGameEnv(game_spec(env_id), protected=True, **options))
+    return CardGameParallelEnv(CardGameEnv(game_spec(env_id), protected=True, **options),
+                               idle_action)
 
 
 def make_raw(env_id: str, **options: Any) -> Any:

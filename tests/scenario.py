@@ -53,7 +53,8 @@ def run_table(env: Any, table: list[tuple], facts: Facts | None = None) -> None:
             elif fact == "to_move":
                 assert env.agent_selection == f"player_{value}", where
             elif fact == "phase":
-                assert env.infos[env.agent_selection]["phase"] == value, where
+                phase = env.infos[env.agent_selection]["phase"]
+                assert env.unwrapped.phase_names[phase] == value == env.unwrapped.phase, where
             elif fact in facts:
                 assert facts[fact](env, value), where
             else:

@@ -97,7 +97,8 @@ def test_parallel_game_matches_the_aec_game(name: str) -> None:
         aec_totals = dict.fromkeys(aec.possible_agents, 0.0)
         while par.agents:
             mover = par.agent_to_move
-            assert mover == aec.agent_selection == infos[mover]["active_agent"]
+            assert mover == aec.agent_selection
+            assert infos[mover]["active_agent"] == aec.agent_name_mapping[mover]
             for agent, obs in observations.items():
                 want = aec.observe(agent)
                 assert np.array_equal(obs["observation"], want["observation"])
@@ -148,7 +149,9 @@ def test_parallel_pays_the_deal_rewards_in_the_first_step() -> None:
     aec.reset(seed=seed)
     deal = dict(aec._cumulative_rewards)
     assert any(deal.values())
-    observations, _ = par.reset(seed=seed)
+    observations, infos = par.reset(seed=seed)
+    # every info has the same keys at every step: the deal's pay comes with the first step
+    assert all(info["deal_reward"] == 0.0 for info in infos.values())
     mover = par.agent_to_move
     action = int(np.flatnonzero(observations[mover]["action_mask"])[0])
     _, rewards, *_ = par.step({mover: action})
@@ -158,7 +161,9 @@ def test_parallel_pays_the_deal_rewards_in_the_first_step() -> None:
     # a deal that ends the game before any move: no agents, the deal's rewards in the infos
     observations, infos = par.reset(seed=344)
     assert par.agents == [] and par.aec_env.game.is_over
-    assert all("deal_reward" in info for info in infos.values())
+    paid = par.aec_env._cumulative_rewards
+    assert all(info["deal_reward"] == paid[a] for a, info in infos.items())
+    assert all(info["active_agent"] == -1 for info in infos.values())
 
 
 # ---- spaces ---------------------------------------------------------------------------------

@@ -178,6 +178,12 @@ BAD_FIELDS = [
     ("PLAYER_COUNTS", (2,), ("OPTIONS' num_players must offer PLAYER_COUNTS (2,) with default "
                              "DEFAULT_PLAYERS 2")),
     ("DEAL_KEYS", "hands", "DEAL_KEYS must be a sequence of str, got 'hands'"),
+    ("PHASES", (), "PHASES must be a non-empty tuple of distinct str .* got ()"),
+    ("PHASES", ["play"], "PHASES must be a non-empty tuple of distinct str .* got ['play']"),
+    ("PHASES", ("play", "play"), "PHASES must be .* got ('play', 'play')"),
+    ("PHASES", ("play", "game_over"), ("PHASES must be a non-empty tuple of distinct str (the "
+                                       "names the game's phase takes; not 'game_over', which the "
+                                       "envs add), got ('play', 'game_over')")),
     ("COOPERATIVE", 1, "COOPERATIVE must be a bool, got 1"),
     ("POINTS_SIGN", 0, "POINTS_SIGN must be 1 or -1, got 0"),
     ("STRENGTH_VARIANTS", (), "STRENGTH_VARIANTS must be a non-empty tuple of option dicts, .* got ()"),

@@ -167,7 +167,9 @@ def test_rewards_and_infos(case: tuple[str, dict]) -> None:
             assert {"score", "phase"} <= set(info)
             collected[agent] += reward
             if term or trunc:
-                assert info["phase"] == "game_over"
+                # numbers only (CONTRACT §7): the phase by its index into phase_names
+                assert env.unwrapped.phase_names[info["phase"]] == "game_over"
+                assert env.unwrapped.phase == "game_over"
                 env.step(None)
                 continue
             for other in env.agents:

@@ -13,6 +13,7 @@ leaves the state exactly as it was.
 from __future__ import annotations
 
 import copy
+import logging
 import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -22,7 +23,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from cahoots_envs.core.driver import RewardRule
-from cahoots_envs.core.game import Game, action_id, describe_actions
+from cahoots_envs.core.game import GAME_OVER, Game, action_id, describe_actions, phase_names
 from cahoots_envs.core.layout import OBS_DTYPE
 from cahoots_envs.core.options import RENDER_MODE
 from cahoots_envs.core.spec import GameSpec
@@ -30,7 +31,16 @@ from cahoots_envs.core.state import StateLayout, state_layout
 from cahoots_envs.core.text import short_repr
 from cahoots_envs.errors import EnvNotResetError, IllegalActionError, NotAvailableError
 
+logger = logging.getLogger(__name__)
+
 ILLEGAL_ACTION_REWARD = -1.0
+# what PettingZoo's order-enforcing wrapper says when these are read before reset
+BEFORE_RESET = frozenset({"agents", "num_agents", "rewards", "terminations", "truncations",
+                          "infos", "agent_selection"})
+# the reset option PettingZoo's api_test passes (options={"options": 1}): ignored silently
+PETTINGZOO_TEST_OPTIONS = frozenset({"options"})
+# arguments of the parallel env that the AEC env refuses by name (cahoots_envs.core.parallel)
+PARALLEL_ONLY = ("idle_action",)
 DEAL_ERROR_SHOWN = 500  # characters of a game's deal error kept in the message
 
 
@@ -45,6 +55,13 @@ class CardGameEnv(AECEnv):
         super().__init__()
         game_cls = spec.rules
         env_name = spec.env_id
+        for name in PARALLEL_ONLY:
+            if name in options:
+                raise ValueError(
+                    f"{env_name}: {name} is an option of the parallel env only (make_parallel, "
+                    f"parallel_env(), pettingzoo's parallel API), where it gives the seats not on "
+                    f"turn a placeholder action; in the AEC env only the agent to move acts, so "
+                    f"drop {name}=")
         self.options: dict[str, Any] = game_cls.OPTIONS.resolve(options, env_name,
                                                                  also_accepted=("render_mode",))
         self.game_spec = spec
@@ -68,6 +85,9 @@ class CardGameEnv(AECEnv):
         self.layout = spec.layout(self.options)
         self.num_actions = game_cls.num_actions(self.options)
         self.max_game_length = game_cls.max_game_length(self.options)
+        # infos["phase"] is an index into these names (CONTRACT §7, infos every client can stack)
+        self.phase_names: tuple[str, ...] = phase_names(game_cls)
+        self._phase_index = {name: i for i, name in enumerate(self.phase_names)}
         low, high = self.layout.bounds()
         # one space object for every agent (the contract says they are the same)
         self._observation_space = spaces.Dict(
@@ -107,6 +127,21 @@ class CardGameEnv(AECEnv):
             self._state_space = spaces.Box(low=low, high=high, dtype=OBS_DTYPE)
         return self._state_space
 
+    def __getattr__(self, name: str) -> Any:
+        # only reached when normal lookup fails: before the first reset these are not set yet
+        if name in BEFORE_RESET:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    @property
+    def phase(self) -> str | None:
+        """The name of the current phase (``phase_names[infos[agent]["phase"]]``):
+        ``"game_over"`` once the game is over, None before the first reset."""
+        game = self.game
+        if game is None:
+            return None
+        return GAME_OVER if game.is_over else game.phase
+
     @property
     def spec(self) -> GameSpec:
         """The game's ``GameSpec`` (the same object as ``game_spec``)."""
@@ -127,12 +162,15 @@ class CardGameEnv(AECEnv):
         if options:
             unknown = set(options) - {"deal"}
             if unknown:
-                # reset options are free-form in PettingZoo (api_test passes its own), so warn
-                warnings.warn(
-                    f"ignoring unknown reset option(s) {sorted(unknown)}; "
-                    "reset understands options={'deal': ...}",
-                    stacklevel=2,
-                )
+                # reset options are free-form in PettingZoo, so unknown ones are ignored; a
+                # misspelt "deal" deserves a warning, but not the {"options": 1} that
+                # PettingZoo's own api_test passes on every reset (said at debug level only)
+                said = (f"ignoring unknown reset option(s) {sorted(unknown)}; "
+                        "reset understands options={'deal': ...}")
+                if unknown <= PETTINGZOO_TEST_OPTIONS:
+                    logger.debug("%s: %s", self.env_id, said)
+                else:
+                    warnings.warn(said, stacklevel=2)
             deal = options.get("deal")
             if deal is not None:
                 # one dict (the first hand's deal) or a whole-game list, one dict per hand
@@ -329,7 +367,8 @@ class CardGameEnv(AECEnv):
     def _update_infos(self) -> None:
         game = self.game
         assert game is not None
-        phase = "game_over" if game.is_over else game.phase
+        # numbers only (CONTRACT §7): the phase by its index into ``phase_names``
+        phase = self._phase_index[GAME_OVER if game.is_over else game.phase]
         scores = game.scores
         self.infos = {  # the score is a float in every game (some count points in ints)
             a: {"score": float(scores[self.agent_name_mapping[a]]), "phase": phase}

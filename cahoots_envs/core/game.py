@@ -18,6 +18,14 @@ from cahoots_envs.core.layout import Layout
 from cahoots_envs.core.options import OptionSet
 from cahoots_envs.core.text import short_repr
 
+GAME_OVER = "game_over"  # the phase name the envs report once a game is over
+
+
+def phase_names(rules: type[Game]) -> tuple[str, ...]:
+    """The phase names of a game in the order the envs' ``infos["phase"]`` indexes them: the
+    game's ``PHASES``, then ``"game_over"``."""
+    return (*rules.PHASES, GAME_OVER)
+
 
 class Game(abc.ABC):
     """One game in progress. Seats are ints 0..N-1, clockwise.
@@ -37,6 +45,9 @@ class Game(abc.ABC):
     DEFAULT_PLAYERS: ClassVar[int]
     OPTIONS: ClassVar[OptionSet]  # includes the common options (num_players, render/reward mode)
     DEAL_KEYS: ClassVar[tuple[str, ...]]
+    # the names ``phase`` takes while the game runs, in a fixed order; the envs report a phase
+    # by its index into ``phase_names(rules)``: these, then ``GAME_OVER`` (CONTRACT §7)
+    PHASES: ClassVar[tuple[str, ...]]
     COOPERATIVE: ClassVar[bool] = False
     POINTS_SIGN: ClassVar[int] = 1  # -1 where rulebook points are bad (texas_euchre)
     # option sets (besides each player count) that the shared test suite also runs

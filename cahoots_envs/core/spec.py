@@ -45,7 +45,7 @@ touched (``spec.check()``, ``spec_problems(spec)``): the members above, and what
 ``VERSION_NOTES`` notes for versions 1..``VERSION``, ``REPLAYS_FROM`` from 0 to ``VERSION``,
 ``PLAYER_COUNTS`` distinct positive ints, ``DEFAULT_PLAYERS`` one of them, ``OPTIONS`` an
 ``OptionSet`` holding ``common_options(PLAYER_COUNTS, DEFAULT_PLAYERS)`` and accepting its own
-defaults, ``DEAL_KEYS`` strs, ``COOPERATIVE`` a bool, ``POINTS_SIGN`` 1 or -1,
+defaults, ``DEAL_KEYS`` strs, ``PHASES`` a non-empty tuple of distinct strs (not ``"game_over"``), ``COOPERATIVE`` a bool, ``POINTS_SIGN`` 1 or -1,
 ``STRENGTH_VARIANTS`` a non-empty tuple of distinct option dicts, each setting only options a
 saved policy may play across, to values they accept: the rows of the game's strength table,
 ``cahoots strength``), ``doc_page`` an
@@ -67,7 +67,7 @@ from typing import Any
 import numpy as np
 
 from cahoots_envs.core.face import Bot, Encoder, StateLayout, Text, View, WorldSampler, members
-from cahoots_envs.core.game import Game
+from cahoots_envs.core.game import GAME_OVER, Game
 from cahoots_envs.core.layout import Layout
 from cahoots_envs.core.options import OptionSet
 from cahoots_envs.core.text import short_repr
@@ -79,7 +79,7 @@ NAMESPACE = "cahoots_envs"
 ENCODER_MEMBERS = members(Encoder)
 TEXT_MEMBERS = members(Text)
 RULES_MEMBERS = ("NAME", "TITLE", "VERSION", "PLAYER_COUNTS", "DEFAULT_PLAYERS", "OPTIONS",
-                 "DEAL_KEYS")
+                 "DEAL_KEYS", "PHASES")
 OPTIONAL_MEMBERS = ("world_sampler", "state_layout", "batched", "view")
 # what an optional member must offer where a game has it (``core/search.py``, ``core/state.py``)
 WORLD_SAMPLER_MEMBERS = members(WorldSampler)
@@ -236,6 +236,12 @@ def _rules_problems(rules: type[Game]) -> list[str]:
         problems += _strength_problems(rules)
     if not (_is_sequence(rules.DEAL_KEYS) and all(isinstance(k, str) for k in rules.DEAL_KEYS)):
         problems.append(f"DEAL_KEYS must be a sequence of str, got {short_repr(rules.DEAL_KEYS)}")
+    phases = rules.PHASES
+    if not (isinstance(phases, tuple) and phases and all(isinstance(p, str) for p in phases)
+            and len(set(phases)) == len(phases) and GAME_OVER not in phases):
+        problems.append("PHASES must be a non-empty tuple of distinct str (the names the game's "
+                        f"phase takes; not {GAME_OVER!r}, which the envs add), got "
+                        f"{short_repr(phases)}")
     cooperative = getattr(rules, "COOPERATIVE", False)
     if not isinstance(cooperative, bool):
         problems.append(f"COOPERATIVE must be a bool, got {short_repr(cooperative)}")

@@ -7,7 +7,16 @@
 
 The learner's seat is drawn each episode (or fixed with ``learner_seat``); every other seat gets
 a policy drawn from the pool each episode. Observations are the learner's own flat observation;
-``action_masks()`` serves MaskablePPO. Rewards follow the env's ``reward_mode`` for the learner's
+``action_masks()`` serves MaskablePPO, and ``info["action_mask"]`` carries the same mask at reset
+and every step (Gymnasium's vector envs pass infos on, not methods). Infos hold numbers only,
+the same keys at every step (CONTRACT §7): ``learner_seat``, ``score``, ``phase`` (an index into
+``env.phase_names``), ``outcome`` and ``is_success`` (0.0 / False until the game is over),
+``illegal_action`` and ``action_mask``; the opponents' names are ``env.opponent_names``.
+
+Once the episode is over the mask is never empty: it is the placeholder mask, whose one legal
+action is ``PLACEHOLDER_ACTION`` (0), so that a masked sampler in a vector env can draw the action
+that Gymnasium's autoreset step then ignores (the env resets instead). Before 0.3 it was all zero;
+read ``terminated`` / ``truncated`` for the end of an episode, not the mask. Rewards follow the env's ``reward_mode`` for the learner's
 seat, summed since its last decision (see ``tables.py``). For a cooperative game,
 ``team=True`` lets the learner play every seat (one shared policy) for the team's reward.
 """
@@ -26,8 +35,9 @@ from gymnasium import spaces
 
 from cahoots_envs.core.aec import ILLEGAL_ACTION_REWARD
 from cahoots_envs.core.driver import RewardRule, fill_mask, fill_observation
-from cahoots_envs.core.game import action_id
+from cahoots_envs.core.game import GAME_OVER, action_id, phase_names
 from cahoots_envs.core.layout import OBS_DTYPE
+from cahoots_envs.core.parallel import PLACEHOLDER_ACTION
 from cahoots_envs.core.policy import Policy
 from cahoots_envs.core.text import short_repr
 from cahoots_envs.errors import IllegalActionError
@@ -196,6 +206,10 @@ class SeatEnv(gym.Env):
         self._ended = False
         self._obs = np.zeros(self.info.layout.size, OBS_DTYPE)
         self._mask = np.zeros(self.info.num_actions, np.int8)
+        self._placeholder = np.zeros(self.info.num_actions, np.int8)
+        self._placeholder[PLACEHOLDER_ACTION] = 1
+        self.phase_names: tuple[str, ...] = phase_names(self.info.game_cls)
+        self._phase_index = {name: i for i, name in enumerate(self.phase_names)}
         if seed is not None:
             self.np_random, _ = gym.utils.seeding.np_random(seed)
 
@@ -206,6 +220,22 @@ class SeatEnv(gym.Env):
     @property
     def game(self) -> Any:
         return None if self.table is None else self.table.game
+
+    @property
+    def phase(self) -> str | None:
+        """The current phase's name (``phase_names[info["phase"]]``; None before reset)."""
+        g = self.game
+        return None if g is None else (GAME_OVER if g.is_over else g.phase)
+
+    @property
+    def opponent_names(self) -> tuple[str, ...]:
+        """This episode's opponents by name, clockwise from the learner (empty before reset and
+        in team mode)."""
+        t = self.table
+        if t is None or t.learner == TEAM:
+            return ()
+        n = len(t.names)
+        return tuple(t.names[(t.learner + rel) % n] for rel in range(1, n))
 
     def reset(self, *, seed: int | None = None,
               options: Mapping[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
@@ -229,34 +259,40 @@ class SeatEnv(gym.Env):
             raise RuntimeError("every deal ended before the learner could move")
         self.table = table
         self._ended = False
-        return self._observe(), self._info()
+        return self._observe(), self._info(illegal=False)
 
     def _observe(self) -> np.ndarray:
         assert self.table is not None
         return fill_observation(self.table.game, self.table.obs_seat, self._obs).copy()
 
-    def _info(self) -> dict[str, Any]:
+    def _info(self, illegal: bool) -> dict[str, Any]:
         t = self.table
         assert t is not None
         g = t.game
-        info: dict[str, Any] = {
+        over = g.is_over
+        return {
             "learner_seat": t.learner,
-            "opponents": [t.names[s] for s in range(len(t.names)) if s != t.learner],
             "score": float(g.scores[t.reward_seat]),
-            "phase": "game_over" if g.is_over else g.phase,
+            "phase": self._phase_index[GAME_OVER if over else g.phase],
+            "outcome": float(g.outcome()[t.reward_seat]) if over else 0.0,
+            "is_success": bool(t.won()) if over else False,
+            "illegal_action": illegal,
+            "action_mask": self._current_mask(),
         }
-        if g.is_over:
-            info["outcome"] = float(g.outcome()[t.reward_seat])
-            info["is_success"] = t.won()
-        return info
+
+    def _current_mask(self) -> np.ndarray:
+        """The learner's legal actions as int8 (a copy): the placeholder mask once it is over."""
+        assert self.table is not None
+        if self._ended or self.table.game.is_over:
+            return self._placeholder.copy()
+        return fill_mask(self.table.game, self._mask).copy()
 
     def action_masks(self) -> np.ndarray:
-        """Legal actions of the learner now (all False once the game is over)."""
+        """Legal actions of the learner now; once the episode is over, the placeholder mask
+        (only ``PLACEHOLDER_ACTION`` legal; the reset that follows ignores it): never empty."""
         if self.table is None:
             raise RuntimeError("call reset() before action_masks()")
-        if self._ended:
-            return np.zeros(self.info.num_actions, bool)
-        return fill_mask(self.table.game, self._mask).astype(bool)
+        return self._current_mask().astype(bool)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         t = self.table
@@ -281,14 +317,13 @@ class SeatEnv(gym.Env):
                     + (f" and {len(legal) - 20} more" if len(legal) > 20 else "")
                 )
             # like the protected AEC env (TerminateIllegalWrapper): the learner loses, game over
-            info = self._info()
-            info["illegal_action"] = True
             self._ended = True
+            info = self._info(illegal=True)
             return self._obs.copy(), ILLEGAL_ACTION_REWARD, True, False, info
         g.apply(action)
         advance([t], self.info)
         reward = t.collect()
-        return self._observe(), reward, g.is_over, False, self._info()
+        return self._observe(), reward, g.is_over, False, self._info(illegal=False)
 
     def render(self) -> str | None:
         if self.table is None:

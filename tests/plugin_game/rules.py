@@ -128,6 +128,7 @@ def trick_winner(trick: Sequence[tuple[int, int]]) -> int:
 class HighCard(Game):
     NAME = "high_card"
     TITLE = "High Card (test game)"
+    PHASES = (PHASE_PLAY,)
     VERSION = 0
     PLAYER_COUNTS = (2, 3)
     DEFAULT_PLAYERS = 2

@@ -387,7 +387,9 @@ next thing to try.
 - `infos[agent]["score"]`: the number of goals the team has completed, including goals the
   starting piles meet at setup (set aside as completed, §1.4 step 4). In points mode those setup
   goals are paid at `reset` (each seat collects them through `last()` at its first turn).
-  `infos[agent]["phase"]`: `play` or `game_over`.
+  `infos[agent]["phase"]`: the index of the current phase in `env.unwrapped.phase_names`,
+  `("play", "talk", "game_over")` (`talk` only with table talk; its name: `env.unwrapped.phase`).
+  Infos hold numbers only.
 
 Scripted deals (`env.reset(options={"deal": {...}})`): `start_player` (seat), `hands` (one list
 of 4 cards per seat), `piles` (4 cards, the starting tops left to right), `draw_pile` (top first),
@@ -517,6 +519,17 @@ about 1 s cached (imports included).
 - v1, option `talk` (table talk, above): added without a version change, as its default
   `'none'` is the game as before (the same layout, actions and logs); with a vocabulary the
   layout gains `talk_phase` and `signals` and the actions gain the talk actions.
+- cahoots-envs 0.3.0 (the env stays v1: observations, actions and rewards unchanged, and saved
+  policies load as before): infos hold numbers only (CONTRACT §7). **Breaking for code that
+  reads names from infos**: `infos[agent]["phase"]` is now the index of the phase in
+  `env.unwrapped.phase_names` (the name is `env.unwrapped.phase`); the parallel env's
+  `infos[agent]["active_agent"]` is the mover's seat index (−1 once the game is over; the name
+  is `env.agent_to_move`) and `deal_reward` is in every info (0.0 but where a deal ends the
+  game). The parallel env takes `idle_action=` (a placeholder move for seats not on turn). The
+  seat env (`<game>_seat-v1`) puts `action_mask` in every info, and once an episode is over its
+  mask is the placeholder mask (action 0 alone legal, ignored by the reset that follows) where
+  it was all zero: read `terminated` / `truncated` for the end, not the mask; its opponents'
+  names moved from `info["opponents"]` to `env.opponent_names`.
 """
 
 from __future__ import annotations

@@ -139,6 +139,7 @@ class CahootsCoop(Game):
     )}
     REPLAYS_FROM = 0  # the rules are those of v0
     TITLE = "Cahoots (cooperative goal cards)"
+    PHASES = (PHASE_PLAY, PHASE_TALK)
     PLAYER_COUNTS = (1, 2, 3, 4)
     DEFAULT_PLAYERS = 3
     OPTIONS = OptionSet(

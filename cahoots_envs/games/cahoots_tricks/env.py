@@ -203,8 +203,9 @@ only the status opposite to your pass-1 pick. `env.unwrapped.action_to_str(a)` a
 - `reward_mode="points"`: each scoring winner receives its points at the step that completes
   the trick's keep/kill (with the draft, at each `take`).
 - `infos[agent]["score"]`: the score so far (a float: thirds of a point with
-  `three_way_split="even"`); `infos[agent]["phase"]`: `play`, `keep_kill`, `draft` or
-  `game_over`.
+  `three_way_split="even"`); `infos[agent]["phase"]`: the index of the current phase in
+  `env.unwrapped.phase_names`, `("play", "keep_kill", "draft", "game_over")` (its name:
+  `env.unwrapped.phase`). Infos hold numbers only.
 
 Scripted deals (`env.reset(options={"deal": {...}})`): `start_player` (seat), `identities` (per
 seat a list of 3 suit letters, one of the four identity cards, e.g. `["S", "H", "R"]`), `hands`
@@ -284,6 +285,17 @@ lockstep in one numba kernel (module `games/cahoots_tricks/batched.py`; needs th
   after `kept` have moved, so read them by name (`layout.views`), never by index. Policies
   trained on v0 must be retrained (the layout fingerprint differs and a v0 policy is refused).
   v0 game logs still replay, since the rules are those of v0.
+- cahoots-envs 0.3.0 (the env stays v1: observations, actions and rewards unchanged, and saved
+  policies load as before): infos hold numbers only (CONTRACT §7). **Breaking for code that
+  reads names from infos**: `infos[agent]["phase"]` is now the index of the phase in
+  `env.unwrapped.phase_names` (the name is `env.unwrapped.phase`); the parallel env's
+  `infos[agent]["active_agent"]` is the mover's seat index (−1 once the game is over; the name
+  is `env.agent_to_move`) and `deal_reward` is in every info (0.0 but where a deal ends the
+  game). The parallel env takes `idle_action=` (a placeholder move for seats not on turn). The
+  seat env (`<game>_seat-v1`) puts `action_mask` in every info, and once an episode is over its
+  mask is the placeholder mask (action 0 alone legal, ignored by the reset that follows) where
+  it was all zero: read `terminated` / `truncated` for the end, not the mask; its opponents'
+  names moved from `info["opponents"]` to `env.opponent_names`.
 """
 
 from __future__ import annotations

@@ -151,6 +151,7 @@ class CahootsTricks(Game):
     }
     REPLAYS_FROM = 0  # the rules are those of v0
     TITLE = "Cahoots (competitive trick-taking, Mayday Games)"
+    PHASES = PHASES
     PLAYER_COUNTS = (3, 4)
     DEFAULT_PLAYERS = 4
     OPTIONS = OptionSet(

@@ -197,8 +197,9 @@ is 199 lower. `env.unwrapped.action_to_str(a)` and `str_to_action(text)` convert
 - `reward_mode="win"` (default): at the end of the game the winners (highest total, ties share)
   split +1 and the others split −1; a full tie gives 0 to all.
 - `reward_mode="points"`: at the end of each hand every player receives that hand's points.
-- `infos[agent]["score"]`: the cumulative score; `infos[agent]["phase"]`: `pass`, `play`,
-  `upgrade` or `game_over`.
+- `infos[agent]["score"]`: the cumulative score; `infos[agent]["phase"]`: the index of the
+  current phase in `env.unwrapped.phase_names`, `("pass", "play", "upgrade", "game_over")`
+  (its name: `env.unwrapped.phase`). Infos hold numbers only.
 
 Scripted deals (`env.reset(options={"deal": {...}})`): `dealer` (seat), `hands` (one list of
 cards per seat), `set_aside` (5 players). A whole game can be scripted: pass a list of such deals,
@@ -283,6 +284,17 @@ docs/vector.md).
   trained on v0 must be retrained (the observation size changed); v0 game logs still replay
   under v1. Code that reads the observation through `layout.views(obs)` by segment name keeps
   working; the heuristic bot chooses exactly as under v0.
+- cahoots-envs 0.3.0 (the env stays v1: observations, actions and rewards unchanged, and saved
+  policies load as before): infos hold numbers only (CONTRACT §7). **Breaking for code that
+  reads names from infos**: `infos[agent]["phase"]` is now the index of the phase in
+  `env.unwrapped.phase_names` (the name is `env.unwrapped.phase`); the parallel env's
+  `infos[agent]["active_agent"]` is the mover's seat index (−1 once the game is over; the name
+  is `env.agent_to_move`) and `deal_reward` is in every info (0.0 but where a deal ends the
+  game). The parallel env takes `idle_action=` (a placeholder move for seats not on turn). The
+  seat env (`<game>_seat-v1`) puts `action_mask` in every info, and once an episode is over its
+  mask is the placeholder mask (action 0 alone legal, ignored by the reset that follows) where
+  it was all zero: read `terminated` / `truncated` for the end, not the mask; its opponents'
+  names moved from `info["opponents"]` to `env.opponent_names`.
 """
 
 from __future__ import annotations

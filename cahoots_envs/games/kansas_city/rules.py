@@ -116,6 +116,7 @@ class KansasCity(Game):
     }
     REPLAYS_FROM = 0  # the rules are those of v0
     TITLE = "Kansas City: The Trick-Taking Game"
+    PHASES = PHASES
     PLAYER_COUNTS = (4, 5)
     DEFAULT_PLAYERS = 4
     OPTIONS = OptionSet(

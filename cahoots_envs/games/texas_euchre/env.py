@@ -209,7 +209,8 @@ lists cards sorted by card index; `str_to_action` takes them in any order.
 - `reward_mode="points"`: at the end of each round every player receives **minus** the points it
   took (points are bad).
 - `infos[agent]["score"]`: the cumulative score (rulebook points); `infos[agent]["phase"]`:
-  `first_turn`, `draw`, `final_lap`, `play` or `game_over`.
+  the index of the current phase in `env.unwrapped.phase_names`, `("first_turn", "draw",
+  "final_lap", "play", "game_over")` (its name: `env.unwrapped.phase`). Infos hold numbers only.
 
 Scripted deals (`env.reset(options={"deal": {...}})`): `dealer` (seat), `hands` (one list of H
 cards per seat), `draw_pile` (every other card, top first). A key left out is drawn from the
@@ -284,6 +285,17 @@ docs/vector.md).
   (`layout.views`), never by index. Policies trained on v0 must be retrained (the layout
   fingerprint differs and a v0 policy is refused). v0 game logs still replay, since the rules
   are those of v0.
+- cahoots-envs 0.3.0 (the env stays v1: observations, actions and rewards unchanged, and saved
+  policies load as before): infos hold numbers only (CONTRACT §7). **Breaking for code that
+  reads names from infos**: `infos[agent]["phase"]` is now the index of the phase in
+  `env.unwrapped.phase_names` (the name is `env.unwrapped.phase`); the parallel env's
+  `infos[agent]["active_agent"]` is the mover's seat index (−1 once the game is over; the name
+  is `env.agent_to_move`) and `deal_reward` is in every info (0.0 but where a deal ends the
+  game). The parallel env takes `idle_action=` (a placeholder move for seats not on turn). The
+  seat env (`<game>_seat-v1`) puts `action_mask` in every info, and once an episode is over its
+  mask is the placeholder mask (action 0 alone legal, ignored by the reset that follows) where
+  it was all zero: read `terminated` / `truncated` for the end, not the mask; its opponents'
+  names moved from `info["opponents"]` to `env.opponent_names`.
 """
 
 from __future__ import annotations

@@ -202,6 +202,7 @@ class TexasEuchre(Game):
     }
     REPLAYS_FROM = 0  # the rules are those of v0
     TITLE = "Texas Euchre"
+    PHASES = PHASES
     PLAYER_COUNTS = (3, 4, 5, 6)
     DEFAULT_PLAYERS = 4
     OPTIONS = OptionSet(

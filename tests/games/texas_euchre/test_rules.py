@@ -158,7 +158,7 @@ FIRST_LAP = [
 def test_first_lap_discards_and_draws_from_the_top() -> None:
     env = new_env(DEAL_4P)
     assert env.agent_selection == "player_0"  # the dealer's left starts
-    assert env.infos["player_0"]["phase"] == "first_turn"
+    assert env.unwrapped.phase_names[env.infos["player_0"]["phase"]] == "first_turn"
     # every non-empty subset of the hand, one action each: 2^5 - 1
     assert len(legal(env)) == 31
     assert "discard 2C 3C 4C QC KC" in legal(env)  # the notation lists cards sorted
@@ -335,7 +335,7 @@ def test_game_ends_at_the_target_and_the_lowest_total_wins() -> None:
     assert game.is_over and game.scores == [2, 0, 3] and game.winners() == [1]
     assert all(env.terminations.values())
     assert env._cumulative_rewards == {"player_0": -0.5, "player_1": 1.0, "player_2": -0.5}
-    assert env.infos["player_0"]["phase"] == "game_over"
+    assert env.unwrapped.phase_names[env.infos["player_0"]["phase"]] == "game_over"
     # one point short of the target: the game goes on with a new round
     env = new_env(deal, target_score=4)
     run(env, draw + trick_rows(0, 3, tricks))
