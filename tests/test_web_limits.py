@@ -34,6 +34,7 @@ import httpx
 
 from cahoots_envs import cli
 from cahoots_envs.web.app import SECURITY_HEADERS, Limits, create_app
+from tests.web_server import running
 
 SHORT = {"game": "kansas_city", "options": {"hands": 1}}
 
@@ -248,20 +249,10 @@ def test_deleting_a_game_stops_its_search_and_drops_its_queued_one() -> None:
 
 @pytest.fixture
 def served() -> Iterator[tuple[str, Any]]:
-    """The app under uvicorn on a free port of 127.0.0.1 (search decisions of at most 1 s)."""
+    """The app under uvicorn (search decisions of at most 1 s), and its state."""
     app = create_app(limits=Limits(max_think=1.0))
-    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
-    web = uvicorn.Server(config)
-    thread = threading.Thread(target=web.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not web.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
-        time.sleep(0.02)
-    port = web.servers[0].sockets[0].getsockname()[1]
-    yield f"http://127.0.0.1:{port}", app.state.server
-    web.should_exit = True
-    thread.join(10)
+    with running(app, lifespan="on") as base:
+        yield base, app.state.server
 
 
 # the heaviest a client may ask for, per engine: every decision searched, every budget at the
