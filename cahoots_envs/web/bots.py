@@ -8,7 +8,8 @@ Two lanes, so that one game's thinking never starves another's:
 - **searches** run on ``search_workers`` threads fed fairly: a game asks for one decision at a
   time (its next once the last is applied: the game's own queue), and a free worker takes the
   waiting search of the client address, then the session, with the fewest searches running,
-  the one waiting longest among equals. Each search is bounded by the server's
+  among equals the one whose address, then session, was served least recently (round robin),
+  then the one waiting longest. Each search is bounded by the server's
   ``max_think`` (its ``time_limit``, clamped), so a session's search waits at most about one
   decision of each worker, however many games another client runs.
 
@@ -88,6 +89,7 @@ class Bots:
         self._wake = threading.Condition(self._lock)
         self._waiting: list[_Search] = []
         self._running: list[_Search] = []
+        self._served: dict[str, float] = {}  # address or session -> when its last search began
         self._threads: list[threading.Thread] = []
         self._closed = False
 
@@ -115,19 +117,26 @@ class Bots:
 
     def _next(self) -> _Search | None:
         """The waiting search to run next (the lock held): cancelled ones dropped, then the
-        fewest running for its address, then for its session, then the longest waiting."""
+        fewest running for its address, then for its session, then the address, then the
+        session, served least recently, then the longest waiting."""
         for job in [j for j in self._waiting if j.cancel.is_set()]:
             self._waiting.remove(job)
             job.future.cancel()
         if not self._waiting:
             return None
 
-        def share(job: _Search) -> tuple[int, int, float]:
+        def share(job: _Search) -> tuple[int, int, float, float, float]:
             return (sum(r.address == job.address for r in self._running),
-                    sum(r.session == job.session for r in self._running), job.queued)
+                    sum(r.session == job.session for r in self._running),
+                    self._served.get("a" + job.address, 0.0),
+                    self._served.get("s" + job.session, 0.0), job.queued)
 
         job = min(self._waiting, key=share)
         self._waiting.remove(job)
+        if len(self._served) > 20_000:  # forget the long gone
+            self._served.clear()
+        now = time.monotonic()
+        self._served["a" + job.address] = self._served["s" + job.session] = now
         return job
 
     def _work(self) -> None:
