@@ -33,7 +33,7 @@ if not CHROMIUM or not Path(CHROMIUM).exists():
 
 from cahoots_envs.gamelog import GameLog, replay_log
 from cahoots_envs.registry import GAMES, game_spec
-from cahoots_envs.web.app import create_app
+from cahoots_envs.web.app import Limits, create_app
 from cahoots_envs.web.tables import table_of
 from tests.web_server import running
 
@@ -46,7 +46,9 @@ TOKEN = re.compile(r"[0-9A-Za-z]+")
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[tuple[str, Any]]:
-    app = create_app()
+    # every test's browser context is a new session from 127.0.0.1: more than the default 20 a
+    # minute an address may start once the module grows
+    app = create_app(limits=Limits(sessions_per_minute=600))
     with running(app) as base:
         yield base, app.state.server
 
