@@ -164,16 +164,21 @@ def test_a_full_address_or_server_makes_room_from_its_heaviest_holder() -> None:
 
 
 def test_idle_items_are_swept_on_a_timer_without_any_request() -> None:
-    app = create_app(limits=Limits(idle_seconds=0.3, sweep_seconds=0.05))
+    """The sweep runs in the app's lifespan; an expired game's running search is cancelled."""
+    app = create_app(limits=Limits(idle_seconds=0.3, sweep_seconds=0.05, max_think=5))
     with TestClient(app, client=("10.0.0.9", 50000)) as client:
         assert client.get("/").status_code == 200
         gid = create(client).json()["id"]
+        searching = create(client, [HEAVY_COOP.format(t=5)] * 3, game="cahoots_coop",
+                           options={}, seed=1).json()["id"]
         server = server_of(client)
-        assert server.live() == 1
-        deadline = time.monotonic() + 10
-        while server.live() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert server.live() == 0
+        match = server.items()[searching]
+        assert client.post(f"/api/games/{searching}/advance", json={"wait_ms": 0}).json()["thinking"]
+        began = time.monotonic()
+        while (server.live() or server.bots.busy()["searching"]) and time.monotonic() < began + 10:
+            time.sleep(0.02)
+        assert server.live() == 0 and match.stop.is_set()
+        assert server.bots.busy()["searching"] == 0 and time.monotonic() - began < 2.5
         assert client.get(f"/api/games/{gid}/state").status_code == 404
 
 
