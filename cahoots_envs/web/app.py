@@ -482,8 +482,9 @@ def create_app(policies: Sequence[str | Path] = (), limits: Limits | None = None
         """Idle games, replays and sessions swept on a timer; the bots stopped at the end."""
 
         async def sweeper() -> None:
+            limits = server.limits  # at least twice per idle period, so none outlives it long
             while True:
-                await asyncio.sleep(server.limits.sweep_seconds)
+                await asyncio.sleep(min(limits.sweep_seconds, limits.idle_seconds / 2))
                 sessions.sweep()
 
         task = asyncio.create_task(sweeper())
