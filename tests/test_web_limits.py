@@ -313,15 +313,16 @@ def served() -> Iterator[tuple[str, Any]]:
 # the rollouts run in numba kernels that hold the GIL a chunk at a time
 HEAVIEST = {
     "reference": ("cahoots_coop", 3, HEAVY_COOP),
-    "batched": ("kansas_city", 4, "search@time_limit={t},worlds=256,max_worlds=256,"
-                "max_rollouts=4096,search_all=true,max_candidates=10000,gate=100:zoo:kansas_city"),
+    "batched": ("kansas_city", 4, ("search@time_limit={t},worlds=256,max_worlds=256,"
+                                   "max_rollouts=4096,search_all=true,max_candidates=10000,"
+                                   "gate=100:zoo:kansas_city")),
 }
 
 
 def warm(game: str, spec: str) -> None:
     """Compile the search kernels ``spec`` uses (untimed: ``cahoots warmup``'s work)."""
-    from cahoots_envs.registry import game_spec
     from cahoots_envs.policies.loading import load_policy
+    from cahoots_envs.registry import game_spec
     from cahoots_envs.web.tables import decide
 
     face = game_spec(game)
