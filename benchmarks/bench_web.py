@@ -31,6 +31,7 @@ def main() -> None:
     parser.add_argument("--policy", default="heuristic", help="the bots' policy id")
     args = parser.parse_args()
     client = TestClient(create_app())
+    client.get("/")  # the page starts the session games belong to
     rng = np.random.default_rng(0)
     print(f"{platform.machine()}, {os.cpu_count()} cores, load average before "
           f"{os.getloadavg()[0]:.2f}; bots: {args.policy}")

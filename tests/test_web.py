@@ -29,9 +29,17 @@ from cahoots_envs.web.tables import legal_moves, make_event, move_parts, table_o
 SHORT: dict[str, dict[str, Any]] = {"kansas_city": {"hands": 1}, "texas_euchre": {"target_score": 30}}
 
 
+def loaded(app: Any, host: str = "testclient") -> TestClient:
+    """A client of ``app`` from address ``host`` that loaded the page (it has a session)."""
+    client = TestClient(app, client=(host, 50000))
+    page = client.get("/")
+    assert page.status_code == 200 and "cahoots_session" in client.cookies, page.text
+    return client
+
+
 @pytest.fixture
 def client() -> TestClient:
-    return TestClient(create_app())
+    return loaded(create_app())
 
 
 def start(client: TestClient, game: str, mode: str = "play", **extra: Any) -> dict[str, Any]:
@@ -110,9 +118,9 @@ def test_games_lists_options_and_policy_ids_never_paths(tmp_path) -> None:
     source = zoo_path(spec.name)
     copy.write_bytes(source.read_bytes())
     copy.with_suffix(".json").write_text(source.with_suffix(".json").read_text())
-    client = TestClient(create_app(policies=[copy]))
+    client = loaded(create_app(policies=[copy]))
     r = client.get("/api/games")
-    assert r.status_code == 200 and "cahoots_session" in r.cookies
+    assert r.status_code == 200
     body = r.json()
     names = [g["name"] for g in body["games"]]
     assert names == list(GAMES)
@@ -173,13 +181,12 @@ def test_bad_requests_get_one_clear_json_error(client: TestClient) -> None:
     assert client.post(f"/api/games/{gid}/advance", json={"wait_ms": -1}).status_code == 400
     assert client.get(f"/api/games/{gid}/state", params={"since": "x"}).status_code == 400
     assert client.get(f"/api/games/{gid}/state", params={"view": "referee"}).status_code == 400
-    other = TestClient(create_app())  # another session does not see this one's games
-    other.app = client.app
+    other = loaded(client.app)  # another session does not see this one's games
     assert other.get(f"/api/games/{gid}/state").status_code == 404
 
 
 def test_limits_per_session_and_idle_expiry() -> None:
-    client = TestClient(create_app(limits=Limits(per_session=2, total=3, idle_seconds=3600)))
+    client = loaded(create_app(limits=Limits(per_session=2, total=3, idle_seconds=3600)))
     spec = builtin_games()[0]
     n = spec.rules.DEFAULT_PLAYERS
     body = {"game": spec.name, "policies": ["random"] * n}

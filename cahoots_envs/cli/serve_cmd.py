@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import errno
+import ipaddress
+import socket
 import sys
 from typing import TYPE_CHECKING
 
@@ -11,9 +14,78 @@ from cahoots_envs.core.arguments import number
 
 if TYPE_CHECKING:
     from cahoots_envs.cli.common import SubParsers
+    from cahoots_envs.web.sessions import Limits
 
 MISSING = (f"{PROG} serve: the browser view needs the web extra: "
            "pip install 'cahoots-envs[web]' (starlette, uvicorn)")
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is this machine only (127.0.0.0/8, ::1, localhost)."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def open_socket(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host:port``; ``OSError`` with one line saying why not."""
+    try:
+        infos = socket.getaddrinfo(host.strip("[]"), port, type=socket.SOCK_STREAM,
+                                   flags=socket.AI_PASSIVE)
+    except socket.gaierror:
+        raise OSError(f"--host {host!r} is not an address of this machine "
+                      "(e.g. 127.0.0.1, ::1 or 0.0.0.0)") from None
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(128)
+    except OSError as e:
+        sock.close()
+        why = {errno.EADDRINUSE: "the port is in use (another server?); choose another --port",
+               errno.EACCES: "permission denied (ports below 1024 need privileges); choose "
+                             "another --port",
+               errno.EADDRNOTAVAIL: "that address is not one of this machine's"}
+        raise OSError(f"cannot listen on {host}:{port}: "
+                      f"{why.get(e.errno or 0, e.strerror or str(e))}") from None
+    sock.set_inheritable(True)
+    return sock
+
+
+def _warm_search_kernels(games: list[str]) -> None:
+    """The search seats of ``games`` run numba kernels compiled on first use (10-35 s a game on
+    a cold cache, during which that first decision waits). Today this says how to warm them
+    beforehand (``cahoots warmup <games>``); the warm-up itself is to be called here once the
+    package has it."""
+    import importlib.util
+
+    if games and importlib.util.find_spec("numba") is not None:
+        print(f"{PROG} serve: search seats compile their kernels on first use (10-35 s a game) "
+              f"unless warmed beforehand: {PROG} warmup {' '.join(games)}", flush=True)
+
+
+def search_games() -> list[str]:
+    """The games the page offers search seats for (those with a world sampler)."""
+    from cahoots_envs.registry import registered_games
+
+    return [spec.name for spec in registered_games() if spec.has("world_sampler")]
+
+
+def limits_of(args: argparse.Namespace) -> Limits:
+    """The server's limits from the command line."""
+    from cahoots_envs.web.sessions import Limits
+
+    return Limits(per_session=args.max_games_per_session,
+                  per_address=args.max_games_per_address, total=args.max_games,
+                  idle_seconds=60.0 * args.idle_minutes,
+                  sessions_per_minute=args.sessions_per_minute,
+                  trust_forwarded=args.trust_forwarded, max_think=args.max_think,
+                  max_worlds=args.max_worlds, max_rollouts=args.max_rollouts,
+                  search_workers=args.search_workers)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -25,12 +97,30 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(MISSING, file=sys.stderr)
         return 2
     try:
-        app = create_app(policies=args.policy)
+        app = create_app(policies=args.policy, limits=limits_of(args))
     except ValueError as e:
         print(f"{PROG} serve: {e}", file=sys.stderr)
         return 2
-    print(f"cahoots serve: http://{args.host}:{args.port}/ (Ctrl-C stops)", flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    try:
+        sock = open_socket(args.host, args.port)
+    except OSError as e:
+        print(f"{PROG} serve: {e}", file=sys.stderr)
+        return 1
+    if not is_loopback(args.host):
+        print(f"{PROG} serve: warning: --host {args.host} serves the browser view beyond this "
+              "machine, and it has no authentication: anyone who reaches it can play and use "
+              f"this machine's CPU within its limits (--max-games {args.max_games}, --max-think "
+              f"{args.max_think:g}); put an authenticating proxy in front for other people",
+              file=sys.stderr, flush=True)
+    _warm_search_kernels(search_games())
+    shown = f"[{args.host}]" if ":" in args.host else args.host
+    print(f"{PROG} serve: http://{shown}:{args.port}/ (Ctrl-C stops)", flush=True)
+    config = uvicorn.Config(app, log_level="warning", proxy_headers=False, server_header=False,
+                            lifespan="on")
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    finally:
+        sock.close()
     return 0
 
 
@@ -41,21 +131,60 @@ def add_parser(sub: SubParsers, name: str) -> argparse.ArgumentParser:
             Serve the browser view on a local address: play any seat against any policy,
             watch games between policies, and step through game logs (docs/web.md). It binds
             to 127.0.0.1 unless --host says otherwise. Policy files given with --policy are
-            offered by name in the page (file:<name>); the page never names a path. Needs the
-            web extra: pip install 'cahoots-envs[web]'.
+            offered by name in the page (file:<name>); the page never names a path. The
+            server holds its own limits per browser session, per client address and in all,
+            and owns the bots' budgets whatever a page asks for. Needs the web extra: pip
+            install 'cahoots-envs[web]'.
         """),
         epilog=raw("""
             examples:
               cahoots serve
               cahoots serve --port 8080 --policy runs/kc/policy.safetensors
+              cahoots serve --max-think 2 --search-workers 1
         """),
     )
     p.add_argument("--host", default="127.0.0.1",
                    help="the address to bind (default: 127.0.0.1, this machine only)")
-    p.add_argument("--port", type=number("--port", "8000", least=1), default=8000,
+    p.add_argument("--port", type=number("--port", "8000", least=1, most=65535), default=8000,
                    help="the port (default: 8000)")
     p.add_argument("--policy", action="append", default=[], metavar="FILE",
                    help="a saved policy the page may choose, repeatable")
+    limits = p.add_argument_group("limits (per browser session, per client address, in all)")
+    limits.add_argument("--max-games-per-session", type=number("--max-games-per-session", "8",
+                                                               least=1), default=8, metavar="N",
+                        help="live games and replays a browser session may hold (default: 8)")
+    limits.add_argument("--max-games-per-address", type=number("--max-games-per-address", "64",
+                                                               least=1), default=64, metavar="N",
+                        help="live games and replays one client address may hold (default: 64)")
+    limits.add_argument("--max-games", type=number("--max-games", "256", least=1), default=256,
+                        metavar="N", help="live games and replays in all; when full, the "
+                        "heaviest holder's idle ones make room (default: 256)")
+    limits.add_argument("--idle-minutes", type=number("--idle-minutes", "30", least=0.1,
+                                                      kind=float), default=30.0, metavar="M",
+                        help="a game or replay with no request for this long is dropped "
+                        "(default: 30)")
+    limits.add_argument("--sessions-per-minute", type=number("--sessions-per-minute", "20",
+                                                             least=1), default=20, metavar="N",
+                        help="new browser sessions (page loads without one) a client address "
+                        "may start a minute (default: 20)")
+    limits.add_argument("--trust-forwarded", action="store_true",
+                        help="take the client address from X-Forwarded-For (its last entry); "
+                        "only behind a proxy that sets it (default: the connection's address)")
+    bots = p.add_argument_group("the bots' budgets (whatever a page asks for)")
+    bots.add_argument("--max-think", type=number("--max-think", "5", least=0.05, kind=float),
+                      default=5.0, metavar="SECONDS",
+                      help="seconds a search bot's decision may take; a search seat's "
+                      "time_limit is clamped to it, none refused (default: 5)")
+    bots.add_argument("--max-worlds", type=number("--max-worlds", "256", least=1,
+                                                  most=10_000), default=256, metavar="N",
+                      help="worlds a search decision may draw (default: 256)")
+    bots.add_argument("--max-rollouts", type=number("--max-rollouts", "4096", least=1,
+                                                    most=100_000), default=4096, metavar="N",
+                      help="rollouts a search decision may run (default: 4096)")
+    bots.add_argument("--search-workers", type=number("--search-workers", "2", least=1,
+                                                      most=64), default=2, metavar="N",
+                      help="search decisions running at once, shared fairly between client "
+                      "addresses and sessions; other bots have their own threads (default: 2)")
     return p
 
 

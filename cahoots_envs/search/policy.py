@@ -15,7 +15,8 @@ machine; ``time_limit`` (seconds a decision, opt-in) trades that for a bound on 
 is read before every world draw and every rollout, so a decision overshoots the limit by at most
 one world draw or one rollout (one hand played out); a world cut short is dropped, and the move
 is decided from the whole worlds done (the blueprint's move if none). ``worlds`` and
-``max_worlds`` are at most ``MAX_WORLDS``, ``max_rollouts`` at most ``MAX_ROLLOUTS``.
+``max_worlds`` are at most ``MAX_WORLDS``, ``max_rollouts`` at most ``MAX_ROLLOUTS``. A bot's
+``cancel`` (an event, set by whoever runs it) ends a running search at the same clock reads.
 
 Knobs (``SearchPolicy(..., **knobs)``, or in a spec: ``search@worlds=16,gate=2.5:heuristic``):
 
@@ -231,6 +232,10 @@ class SearchPolicy(BasePolicy):
         if self.settings["belief"] > 0:
             self._check_belief()
         self._watch_compile = True  # until a search has run: its kernels may compile
+        # set by whoever runs the bot (a server whose game was deleted): an object with
+        # ``is_set()`` (``threading.Event``); once set, a search stops at its next clock read,
+        # as if its time limit had passed
+        self.cancel: Any = None
         self.reseed(seed)
 
     def _check_belief(self) -> None:
@@ -280,6 +285,7 @@ class SearchPolicy(BasePolicy):
         state = dict(vars(self))  # engines are rebuilt where the bot is unpickled
         state["_engine"] = None
         state["_watch_compile"] = True  # another process compiles its own kernels
+        state["cancel"] = None  # an event belongs to the process that runs the bot
         if state["path"] == "batched":
             state["path"] = "undecided"
         return state
@@ -478,8 +484,11 @@ class SearchPolicy(BasePolicy):
             return None
         deadline = None if s["time_limit"] is None else start + s["time_limit"]
 
+        cancel = self.cancel
+
         def late() -> bool:  # read before every world draw and every rollout
-            return deadline is not None and time.perf_counter() > deadline
+            return (deadline is not None and time.perf_counter() > deadline) or \
+                (cancel is not None and cancel.is_set())
 
         b = legal.index(blueprint_move)
         values: list[list[float]] = []  # values[k][i]: world k, move legal[i]

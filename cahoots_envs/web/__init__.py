@@ -4,8 +4,11 @@ policies, and step through game logs in a web page.
 ``create_app(policies=(...))`` (``web/app.py``, needs the ``web`` extra: starlette, uvicorn) is
 the Starlette app; ``web/tables.py`` (no web library) builds what it sends: a game's table for
 one seat (its spec's ``view`` member, else its text), legal moves split into parts, what each
-viewer saw of each move, live games and replays. The HTTP API is described in ``API.md`` here
-and in docs/web.md. No module here names a game.
+viewer saw of each move, live games and replays; ``web/sessions.py`` the sessions and the fair
+limits (caps per session, address and server, who gives way when full, the idle sweep);
+``web/bots.py`` where bots decide (light bots and searches on lanes of their own, searches
+shared fairly) and the server's budget for a search seat. The HTTP API is described in
+``API.md`` here and in docs/web.md. No module here names a game.
 """
 
 from __future__ import annotations

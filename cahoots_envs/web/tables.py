@@ -1,15 +1,17 @@
 """What the browser view sends, without the web server: a game's table for one view (the game's
 own ``view`` member, else a generic one from its text), its legal moves split into parts, what a
 viewer saw of each move, live games (``Match``: played or watched, bots deciding in a worker
-thread) and uploaded logs (``Replay``). No module here names a game: everything is reached
+thread, cancelled when the game goes) and uploaded logs (``Replay``). No module here names a game: everything is reached
 through the game's spec (``game.face``)."""
 
 from __future__ import annotations
 
+import functools
 import secrets
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Executor, Future
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -192,10 +194,24 @@ class Match:
     events: list[Event] = field(default_factory=list)
     thinking: Future[int] | None = None
     touched: float = field(default_factory=time.monotonic)
+    # set when the game is deleted or expires: its queued decision never starts, a search
+    # bot's running one stops at its next clock read (the bot's ``cancel``)
+    stop: threading.Event = field(default_factory=threading.Event)
+
+    def __post_init__(self) -> None:
+        for policy in self.policies:
+            if getattr(policy, "needs_infoset", False) and hasattr(policy, "cancel"):
+                policy.cancel = self.stop  # type: ignore[union-attr]
 
     @property
     def game(self) -> Game:
         return self.env.game  # type: ignore[no-any-return]
+
+    def close(self) -> None:
+        """The game is gone (deleted, dropped or expired): cancel its bot's decision."""
+        self.stop.set()
+        if self.thinking is not None:
+            self.thinking.cancel()
 
     @property
     def over(self) -> bool:
@@ -262,17 +278,20 @@ class Match:
                            f"{shown}{more}")
         self.apply(action)
 
-    def start_bot(self, executor: Executor) -> Future[int] | None:
-        """The decision of the bot to move, started in ``executor`` (None: no bot to move)."""
+    def start_bot(self, submit: Callable[[Callable[[], int], bool], Future[int]]
+                  ) -> Future[int] | None:
+        """The decision of the bot to move, handed to ``submit(call, search)`` (``search``:
+        the bot is a search bot) that runs it; None: no bot to move."""
         game = self.game
         if self.thinking is not None:
             return self.thinking
-        if game.is_over or self.policies[game.current_player] is None:
+        if game.is_over or self.policies[game.current_player] is None or self.stop.is_set():
             return None
         seat = int(game.current_player)
         policy = self.policies[seat]
         assert policy is not None
-        self.thinking = executor.submit(decide, policy, game.clone(), seat, self.env.options)
+        call = functools.partial(decide, policy, game.clone(), seat, self.env.options)
+        self.thinking = submit(call, bool(getattr(policy, "needs_infoset", False)))
         return self.thinking
 
     def finish_bot(self) -> bool:
@@ -281,6 +300,8 @@ class Match:
         if future is None or not future.done():
             return False
         self.thinking = None
+        if self.stop.is_set() or future.cancelled():
+            raise WebError(404, "this game was deleted or expired while its bot was deciding")
         error = future.exception()
         if error is not None:
             raise WebError(409, f"player_{self.game.current_player}'s bot failed to move: "
@@ -328,6 +349,9 @@ class Replay:
     id: str = field(default_factory=lambda: new_id("r"))
     touched: float = field(default_factory=time.monotonic)
     thinking: None = None
+
+    def close(self) -> None:
+        """Nothing runs for a replay."""
 
     @property
     def game(self) -> Game:

@@ -99,6 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     rng = np.random.default_rng(args.seed)
     client = TestClient(create_app())
+    client.get("/")  # the page starts the session games belong to
     spec = registered_games()[0]
     n = spec.rules.DEFAULT_PLAYERS
     done = client.post("/api/watch", json={"game": spec.name, "policies": ["random"] * n,
