@@ -110,7 +110,9 @@ def register_game(spec: GameSpec, *, replace: bool = False) -> str:
                 pettingzoo.register(api, f"{NAMESPACE}/{name}-v{old}",
                                     entry_point=_Factory(f"{NAMESPACE}/{name}-v{old}", api))
         # by name: the seat env lives in training/, above this module (imported at make time)
+        # ... and its vector entry point (the batched engine) beside it
         gymnasium.register(seat_env_id(spec), entry_point=SEAT_ENTRY_POINT,
+                           vector_entry_point=SEAT_VECTOR_ENTRY_POINT,
                            kwargs={"env_id": spec.env_id})
     return spec.env_id
 
@@ -134,6 +136,7 @@ def _unregister_pettingzoo(env_id: str) -> None:
 
 
 SEAT_ENTRY_POINT = "cahoots_envs.training.seat_env:make_seat_env"
+SEAT_VECTOR_ENTRY_POINT = "cahoots_envs.training.seat_vector_env:make_seat_vector_env"
 
 
 def seat_env_id(spec: GameSpec) -> str:

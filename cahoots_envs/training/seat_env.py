@@ -108,6 +108,18 @@ def make_pool(env_id: str, options: Mapping[str, Any] | None, opponents: Opponen
     return OpponentPool.single(opponents, getattr(opponents, "name", "opponent"))
 
 
+def illegal_learner_action(action: int, game: int, others: int, num_actions: int,
+                           phase: str | None = None) -> str:
+    """The message of a learner's action that is not legal in game ``game`` (``others``: how
+    many more games got one), for ``SeatVecEnv`` and the batched seat envs."""
+    what = f"action {action}" + (f" (out of range 0..{num_actions - 1})"
+                                 if not 0 <= action < num_actions else "")
+    where = f"game {game}" + (f" (phase {phase!r})" if phase is not None else "")
+    more = f" (and {others} other games)" if others else ""
+    return (f"learner {what} is illegal in {where}{more}; no game changed (pass the action "
+            "masks to the learner)")
+
+
 class TableMaker:
     """Deals new tables: a game from the seeded generator, a learner seat, opponents."""
 
@@ -335,6 +347,30 @@ class SeatEnv(gym.Env):
 SEAT_ARGUMENTS = ("opponents", "learner_seat", "team", "seed", "illegal_action", "render_mode")
 
 
+def split_seat_kwargs(env_id: str, kwargs: Mapping[str, Any], arguments: Sequence[str],
+                      owner: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A Gymnasium entry point's keywords, parted into the seat env's ``arguments`` and the
+    game's options (``options={...}`` and the options given as keywords), the options checked;
+    anything else is one line (``unknown_arguments_error``) naming ``owner``'s arguments and the
+    game's options."""
+    from cahoots_envs.registry import game_spec
+
+    spec = game_spec(env_id)
+    known = {*arguments, "options", *(o.name for o in spec.rules.OPTIONS)}
+    unknown = [k for k in kwargs if k not in known]
+    if unknown:  # a misspelt seat-env argument is not just "an unknown game option"
+        raise unknown_arguments_error(owner, env_id, unknown, (*arguments, "options"),
+                                      options_as_keywords=True)
+    rest = dict(kwargs)
+    seat = {k: rest.pop(k) for k in arguments if k in rest}
+    options = rest.pop("options", None)
+    if options is not None and not isinstance(options, dict):
+        raise ValueError(f"options= takes a dict of game options, got {type(options).__name__}")
+    game_options = {**(options or {}), **rest}
+    spec.resolve_options(dict(game_options))  # one line naming what is wrong, before any deal
+    return seat, game_options
+
+
 def make_seat_env(env_id: str, **kwargs: Any) -> SeatEnv:
     """Gymnasium's entry point for a game's seat env (``registry.SEAT_ENTRY_POINT``, registered
     by name): ``gymnasium.make("cahoots_envs/<game>_seat-v1", **kwargs)`` takes the ``SeatEnv``
@@ -343,16 +379,6 @@ def make_seat_env(env_id: str, **kwargs: Any) -> SeatEnv:
     ...); anything else is one line naming both kinds."""
     from cahoots_envs.registry import game_spec, seat_env_id
 
-    spec = game_spec(env_id)
-    known = {*SEAT_ARGUMENTS, "options", *(o.name for o in spec.rules.OPTIONS)}
-    unknown = [k for k in kwargs if k not in known]
-    if unknown:  # a misspelt seat-env argument is not just "an unknown game option"
-        raise unknown_arguments_error(seat_env_id(spec), env_id, unknown,
-                                      (*SEAT_ARGUMENTS, "options"), options_as_keywords=True)
-    seat = {k: kwargs.pop(k) for k in SEAT_ARGUMENTS if k in kwargs}
-    options = kwargs.pop("options", None)
-    if options is not None and not isinstance(options, dict):
-        raise ValueError(f"options= takes a dict of game options, got {type(options).__name__}")
-    game_options = {**(options or {}), **kwargs}
-    spec.resolve_options(dict(game_options))  # one line naming what is wrong, before any deal
+    seat, game_options = split_seat_kwargs(env_id, kwargs, SEAT_ARGUMENTS,
+                                           seat_env_id(game_spec(env_id)))
     return SeatEnv(env_id, game_options, **seat)

@@ -19,21 +19,14 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices
 from cahoots_envs.core.driver import fill_observation
 from cahoots_envs.core.layout import OBS_DTYPE
 from cahoots_envs.errors import IllegalActionError
-from cahoots_envs.training.seat_env import Opponents, seat_env_arguments, seat_setup
+from cahoots_envs.training.seat_env import (
+    Opponents,
+    illegal_learner_action,
+    seat_env_arguments,
+    seat_setup,
+)
 from cahoots_envs.training.tables import Table, advance, reseed
 from cahoots_envs.vector import action_ids
-
-
-def illegal_learner_action(action: int, game: int, others: int, num_actions: int,
-                           phase: str | None = None) -> str:
-    """The message of a learner's action that is not legal in game ``game`` (``others``: how
-    many more games got one), for ``SeatVecEnv`` and ``BatchedSeatVecEnv``."""
-    what = f"action {action}" + (f" (out of range 0..{num_actions - 1})"
-                                 if not 0 <= action < num_actions else "")
-    where = f"game {game}" + (f" (phase {phase!r})" if phase is not None else "")
-    more = f" (and {others} other games)" if others else ""
-    return (f"learner {what} is illegal in {where}{more}; no game changed (pass the action "
-            "masks to the learner)")
 
 
 class VecEnvAttributes(VecEnv):
