@@ -34,9 +34,22 @@ from cahoots_envs.errors import EnvNotResetError, IllegalActionError, NotAvailab
 logger = logging.getLogger(__name__)
 
 ILLEGAL_ACTION_REWARD = -1.0
-# what PettingZoo's order-enforcing wrapper says when these are read before reset
-BEFORE_RESET = frozenset({"agents", "num_agents", "rewards", "terminations", "truncations",
-                          "infos", "agent_selection"})
+
+
+class SetAtReset:
+    """A class attribute that stands for an instance attribute ``reset`` sets: read before the
+    first reset, it raises PettingZoo's ``AttributeError`` ("agents cannot be accessed before
+    reset", as its order-enforcing wrapper says). A non-data descriptor, so once ``reset`` has
+    set the instance's own value, that value is found first; unlike a ``__getattr__`` hook it
+    leaves every other attribute read at full speed."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: object, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        raise AttributeError(f"{self.name} cannot be accessed before reset")
 # the reset option PettingZoo's api_test passes (options={"options": 1}): ignored silently
 PETTINGZOO_TEST_OPTIONS = frozenset({"options"})
 # arguments of the parallel env that the AEC env refuses by name (cahoots_envs.core.parallel)
@@ -127,11 +140,20 @@ class CardGameEnv(AECEnv):
             self._state_space = spaces.Box(low=low, high=high, dtype=OBS_DTYPE)
         return self._state_space
 
-    def __getattr__(self, name: str) -> Any:
-        # only reached when normal lookup fails: before the first reset these are not set yet
-        if name in BEFORE_RESET:
-            raise AttributeError(f"{name} cannot be accessed before reset")
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+    # set by reset(); read before it, PettingZoo's sentence (see SetAtReset)
+    agents = SetAtReset("agents")  # type: ignore[assignment]
+    rewards = SetAtReset("rewards")  # type: ignore[assignment]
+    terminations = SetAtReset("terminations")  # type: ignore[assignment]
+    truncations = SetAtReset("truncations")  # type: ignore[assignment]
+    infos = SetAtReset("infos")  # type: ignore[assignment]
+    agent_selection = SetAtReset("agent_selection")  # type: ignore[assignment]
+
+    @property
+    def num_agents(self) -> int:
+        agents = self.__dict__.get("agents")
+        if agents is None:
+            raise AttributeError("num_agents cannot be accessed before reset")
+        return len(agents)
 
     @property
     def phase(self) -> str | None:
