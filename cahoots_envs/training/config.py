@@ -36,7 +36,10 @@ def packaged_configs() -> list[str]:
 
 def resolve_config(name: str | Path) -> Path:
     """The config file for ``name``: an existing file, else a packaged config named by its bare
-    name (``kansas_city`` or ``kansas_city.yaml``); a ``ConfigError`` saying which exist if
+    name (``kansas_city`` or ``kansas_city.yaml``) or, for a recipe's stage in a subfolder, by
+    its path in the package's configs (``expert_iteration/kansas_city``, or as a source
+    checkout names it, ``configs/expert_iteration/kansas_city.yaml``: the command a zoo entry
+    records works where the package is installed); a ``ConfigError`` saying which exist if
     neither."""
     path = Path(name)
     if path.is_file():
@@ -46,6 +49,10 @@ def resolve_config(name: str | Path) -> Path:
     known = packaged_configs()
     if stem in known and path.parent == Path("."):
         return CONFIG_DIR / f"{stem}.yaml"
+    parts = Path(stem).parts[1:] if Path(stem).parts[:1] == ("configs",) else Path(stem).parts
+    if len(parts) == 2 and ".." not in parts and not path.is_absolute() and \
+            (CONFIG_DIR / parts[0] / f"{parts[1]}.yaml").is_file():
+        return CONFIG_DIR / parts[0] / f"{parts[1]}.yaml"
     if path.is_dir():
         raise ConfigError(f"config {text} is a folder; give a YAML file, or --resume {text} "
                           "to continue the run in a run folder")
