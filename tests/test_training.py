@@ -294,3 +294,17 @@ def test_the_limits_leave_real_configs_and_long_runs_alone() -> None:
     assert config.total_timesteps == 10**15
     assert config_from_dict({"env_id": "cahoots_coop", "team": True,
                              "pool": {"random": 0, "heuristic": 0, "snapshots": 0, "latest": 0}})
+
+
+def test_sb3_logs_stay_under_pytests_temp(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A model that learns without a logger set makes SB3's default one (``configure()`` with
+    no folder), as tests that train a model directly do: its folder lies under pytest's
+    temporary folders (tests/conftest.py), not ``SB3-<date>`` in the system temp folder."""
+    import tempfile
+
+    from stable_baselines3.common.logger import configure
+
+    folder = Path(configure().get_dir())
+    base = tmp_path_factory.getbasetemp().resolve()
+    assert folder.resolve().is_relative_to(base), f"{folder} is outside {base}"
+    assert not folder.resolve().is_relative_to(Path(tempfile.gettempdir()).resolve() / "SB3-")
