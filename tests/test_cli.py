@@ -341,7 +341,7 @@ def test_every_command_module_in_the_cli_folder_is_a_command_in_help_order() -> 
     assert sorted(c.name for c in cli.COMMANDS) == sorted(
         p.name.removesuffix("_cmd.py") for p in folder.glob("*_cmd.py"))
     assert [c.name for c in cli.COMMANDS] == [
-        "list", "play", "eval", "train", "strength", "bench", "replay", "serve"]
+        "list", "play", "eval", "train", "strength", "bench", "replay", "serve", "warmup"]
 
 
 def test_version_and_python_m_cahoots_envs(capsys, monkeypatch) -> None:
