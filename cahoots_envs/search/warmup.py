@@ -9,12 +9,14 @@ call them, so that later processes only load them:
   rule-based bot's ``act_batch`` (its compiled twin; ``act_batch_with_ties`` too, which
   behaviour cloning uses), and the game's computed play features (``extras["play_features"]``,
   which the zoo networks read) on the engine's observations;
-- search: one whole game of the reference game with a search bot in every seat searching every
-  decision (``search_all``; the world sampler's kernels, the engine's loader, rollout and value
-  kernels, with every signature a game meets on the way: Texas Euchre and Cahoots tricks call
-  some with a second one mid-game), then a few of its positions searched together
-  (``act_infosets``, the labelling and seat-env path), on the options search plays
-  (``reward_mode='win'``).
+- search: one whole game of the reference game in which two search bots search every decision
+  (``search_all``): one rolls out with the rule-based bot's compiled twin (the default
+  ``search``), one in lockstep through its ``act_batch`` (as over a network blueprint,
+  ``search:zoo:<game>``, whose rollouts' hand ends other kernels value); the world sampler's
+  kernels, the engine's loader, rollout and value kernels, with every signature a game meets on
+  the way (Texas Euchre and Cahoots tricks call some with a second one mid-game); then a few of
+  its positions searched together (``act_infosets``, the labelling and seat-env path) by each,
+  on the options search plays (``reward_mode='win'``).
 
 Numba writes the cache next to each module (``__pycache__``) or, where the package folder is
 not writable (a wheel installed as root), in the user's cache folder; ``NUMBA_CACHE_DIR`` (read
@@ -75,9 +77,9 @@ def resolve_games(games: Sequence[str] | None) -> list[GameSpec]:
 
 def cache_location() -> str:
     """Where numba caches kernels in this process, in words."""
-    import numba
+    from numba.core import config
 
-    where = numba.config.CACHE_DIR
+    where = getattr(config, "CACHE_DIR", "")  # set from NUMBA_CACHE_DIR when numba loads
     if where:
         return f"{where} (NUMBA_CACHE_DIR)"
     return ("next to each module (__pycache__ folders of the cahoots_envs package), or the "
@@ -182,16 +184,44 @@ def _warm_engine(spec: GameSpec, options: dict[str, Any]) -> None:
             break
 
 
+class _Lockstep:
+    """The rule-based bot behind another type: an engine's ``play_out`` (its compiled twin of
+    that bot) declines it, so its rollouts run in lockstep, as a network blueprint's do."""
+
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return int(self.bot.act(observation, action_mask))
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        return np.asarray(self.bot.act_batch(observations, action_masks))
+
+
+def _search_bots(spec: GameSpec, options: dict[str, Any], seed: int) -> list[SearchPolicy]:
+    """Search bots over the game's rule-based bot on both engine paths: rollouts in one call of
+    its compiled twin (``play_out``, the default ``search``), and in lockstep through its
+    ``act_batch`` (the path of a network blueprint, ``search:zoo:<game>``, whose rows' hand ends
+    are valued by other kernels)."""
+    twin = SearchPolicy(spec.env_id, options, seed=seed, **SEARCH_KNOBS)
+    lockstep = SearchPolicy(spec.env_id, options,
+                            blueprint=_Lockstep(spec.bot(options, seed=seed)),
+                            blueprint_name="lockstep", seed=seed, **SEARCH_KNOBS)
+    return [twin, lockstep]
+
+
 def _warm_search(spec: GameSpec, options: dict[str, Any]) -> None:
-    """One whole reference game with a search bot in every seat searching every decision,
-    then a few of its positions searched together."""
-    bot = SearchPolicy(spec.env_id, options, seed=0, **SEARCH_KNOBS)
+    """One whole reference game in which both search bots (``_search_bots``) search every
+    decision (the first one's move is played), then a few of its positions searched together
+    by each."""
+    bots = _search_bots(spec, options, 0)
     game = spec.rules(options, np.random.default_rng(0), None)
     kept: list[Infoset] = []
     while not game.is_over:
         infoset = Infoset(game, game.current_player, spec, options)
         if len(infoset.legal) >= 2 and len(kept) < TOGETHER:
             kept.append(Infoset(game.clone(), game.current_player, spec, options))
-        game.apply(int(bot.act_infoset(infoset)))
-    together = SearchPolicy(spec.env_id, options, seed=1, **SEARCH_KNOBS)
-    together.act_infosets(kept)
+        moves = [bot.act_infoset(infoset) for bot in bots]
+        game.apply(int(moves[0]))
+    for bot in _search_bots(spec, options, 1):
+        bot.act_infosets(kept)
