@@ -243,8 +243,8 @@ def _scoring(**network) -> dict:
 @pytest.mark.parametrize("data,message", [
     ({"env_id": "../../etc/passwd"}, "env_id: unknown env '../../etc/passwd'; known envs: "),
     ({"env_id": "x" * 5000}, r"env_id: unknown env 'xxx.*…; known envs: "),
-    ({**KC, "env_options": {"num_players": 99}}, "env_options: option num_players=99 is not "
-     "allowed; num_players accepts one of 4, 5"),
+    ({**KC, "env_options": {"num_players": 99}}, ("env_options: option num_players=99 is not "
+     "allowed; num_players accepts one of 4, 5")),
     ({**KC, "env_options": {"colour": "red"}}, "env_options: unknown option colour"),
     ({"env_id": "cahoots_coop", "team": True, "env_options": {"talk": "dutch", "num_players": 1}},
      "env_options: .*needs 2 or more players"),
@@ -252,16 +252,16 @@ def _scoring(**network) -> dict:
     ({**KC, "reward_scale": float("inf")}, "reward_scale must be positive, got inf"),
     ({**KC, "reward_scale": -1}, "reward_scale must be positive, got -1"),
     ({**KC, "reward_scale": 0}, "reward_scale must be positive, got 0"),
-    ({**KC, "n_envs": 2**63}, r"needs about .* GiB of memory \(network .*; rollouts .* GiB "
+    ({**KC, "n_envs": 2**63}, (r"needs about .* GiB of memory \(network .*; rollouts .* GiB "
      r"\(n_envs 9,223,372,036,854,775,808 x ppo.n_steps 128 .*\), more than the .* GiB this "
-     "machine has available; lower ppo.net_arch, n_envs or ppo.n_steps"),
-    ({**KC, "ppo": {"net_arch": [10**6, 10**6]}}, r"network .* GiB \(2,00.* parameters of "
-     r"ppo.net_arch \[1000000, 1000000\]"),
-    ({**KC, **_scoring(trunk_sizes=[10**8])}, r"parameters of expert_iteration.network "
-     r"\(trunk_sizes \[100000000\].*lower expert_iteration.network's trunk_sizes"),
+     "machine has available; lower ppo.net_arch, n_envs or ppo.n_steps")),
+    ({**KC, "ppo": {"net_arch": [10**6, 10**6]}}, (r"network .* GiB \(2,00.* parameters of "
+     r"ppo.net_arch \[1000000, 1000000\]")),
+    ({**KC, **_scoring(trunk_sizes=[10**8])}, (r"parameters of expert_iteration.network "
+     r"\(trunk_sizes \[100000000\].*lower expert_iteration.network's trunk_sizes")),
     ({**KC, **_scoring(embedding_size=10**9)}, "embedding_size 1000000000"),
-    ({**KC, "learner_seat": 9}, "learner_seat must be a seat from 0 to 3 of .*kansas_city-v1's 4 "
-     "players .*got 9"),
+    ({**KC, "learner_seat": 9}, ("learner_seat must be a seat from 0 to 3 of .*kansas_city-v1's 4 "
+     "players .*got 9")),
     ({**KC, "learner_seat": -1}, "learner_seat must be a seat from 0 to 3"),
     ({**KC, "pool": {"random": 0, "heuristic": 0, "snapshots": 0, "latest": 0}},
      "pool: every weight is 0"),
@@ -271,8 +271,8 @@ def _scoring(**network) -> dict:
     ({"env_id": "cahoots_coop", "env_options": {"num_players": 2}, "team": True,
       "eval": {"opponents": ["zoo:cahoots_coop"]}}, r"eval.opponents\[0\]: .*num_players=3"),
     ({"env_id": "cahoots_coop", "env_options": {"num_players": 2}, "team": True,
-      "pretrain": {"games": 10, "teacher": "zoo:cahoots_coop"}}, "pretrain.teacher: .*"
-     "num_players=3"),
+      "pretrain": {"games": 10, "teacher": "zoo:cahoots_coop"}}, ("pretrain.teacher: .*"
+     "num_players=3")),
 ])
 def test_a_config_that_cannot_run_is_refused_as_it_loads(data: dict, message: str) -> None:
     """Each of these passed the config check and failed after start-up (or trained on NaN, or

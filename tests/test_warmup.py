@@ -27,8 +27,8 @@ GAMES = ["kansas_city", "texas_euchre", "cahoots_tricks", "cahoots_coop"]
 @pytest.mark.parametrize("args,expected", [
     (["kansas_cty"], "unknown env 'kansas_cty'; known envs: "),
     (["cahoots_coop", "x" * 5000], "unknown env 'xxx"),
-    (["high_card"], "high_card has no numba kernels (no batched engine, no world sampler): "
-                    "nothing to warm; games with kernels: kansas_city, texas_euchre"),
+    (["high_card"], ("high_card has no numba kernels (no batched engine, no world sampler): "
+                    "nothing to warm; games with kernels: kansas_city, texas_euchre")),
 ])
 def test_warmup_refuses_a_game_in_one_line_before_compiling(capsys, args, expected) -> None:
     code = cli.main(["warmup", *args])

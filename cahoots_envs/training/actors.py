@@ -79,9 +79,9 @@ def check_network(config: TrainConfig, network: dict[str, Any], section: str) ->
         (info.num_actions * (trunk[-1] + 1) if settings["direct"] else 0)
     check_memory({"network": (
         parameters * BYTES_PER_PARAMETER,
-        f"{parameters:,} parameters of {section}.network (trunk_sizes "
+        (f"{parameters:,} parameters of {section}.network (trunk_sizes "
         f"{settings['trunk_sizes']}, embedding_size {emb}, head_sizes {settings['head_sizes']}) "
-        "x 4 bytes x 4: weights, gradients, Adam's moments")},
+        "x 4 bytes x 4: weights, gradients, Adam's moments"))},
         f"lower {section}.network's trunk_sizes, embedding_size or head_sizes")
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import itertools
 import math
 import os
 import types
@@ -390,7 +391,7 @@ def available_memory() -> int | None:
 
 def mlp_parameters(sizes: list[int]) -> int:
     """The weights and biases of a chain of dense layers of ``sizes`` (inputs first)."""
-    return sum(a * b + b for a, b in zip(sizes, sizes[1:]))
+    return sum(a * b + b for a, b in itertools.pairwise(sizes))
 
 
 def check_memory(needs: dict[str, tuple[int, str]], fix: str,
@@ -459,11 +460,11 @@ def check_with_env(config: TrainConfig) -> None:
     row = info.layout.size + info.num_actions + 8  # observation, mask, reward, value, ...
     check_memory({
         "network": (parameters * BYTES_PER_PARAMETER,
-                    f"{parameters:,} parameters of ppo.net_arch {config.ppo.net_arch} x 4 bytes "
-                    "x 4: weights, gradients, Adam's moments"),
+                    (f"{parameters:,} parameters of ppo.net_arch {config.ppo.net_arch} x 4 bytes "
+                    "x 4: weights, gradients, Adam's moments")),
         "rollouts": (config.n_envs * config.ppo.n_steps * row * 4,
-                     f"n_envs {config.n_envs:,} x ppo.n_steps {config.ppo.n_steps:,} x "
-                     f"{row:,} numbers of an observation and its mask x 4 bytes"),
+                     (f"n_envs {config.n_envs:,} x ppo.n_steps {config.ppo.n_steps:,} x "
+                     f"{row:,} numbers of an observation and its mask x 4 bytes")),
     }, "lower ppo.net_arch, n_envs or ppo.n_steps")
 
 
