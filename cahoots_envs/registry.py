@@ -31,6 +31,7 @@ import pettingzoo
 
 from cahoots_envs.core.face import RULES_LOOKUP
 from cahoots_envs.core.spec import NAMESPACE, SPEC_LOOKUP, GameSpec
+from cahoots_envs.core.text import short_repr
 from cahoots_envs.errors import RetiredEnvError
 
 ENTRY_POINT_GROUP = "cahoots_envs.games"
@@ -191,7 +192,8 @@ def game_spec(env_id: str, *, replay: bool = False) -> GameSpec:
             raise RetiredEnvError(retired_message(spec, int(version)))
         spec = None
     if spec is None:
-        raise ValueError(f"unknown env {env_id!r}; known envs: {', '.join(list_envs())}")
+        raise ValueError(f"unknown env {short_repr(env_id)}; known envs: "
+                         f"{', '.join(list_envs())}")
     return spec
 
 

@@ -18,6 +18,24 @@ if HIGH_CARD.name not in GAMES:
     cahoots_envs.register_game(HIGH_CARD)
 
 
+@pytest.fixture(autouse=True, scope="session")
+def sb3_logs_under_pytests_temp(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """Stable-Baselines3 makes a logger folder for every ``learn()`` whose model has no logger
+    set (``configure()`` with no folder): ``SB3_LOGDIR``, else ``SB3-<date>`` in the system temp
+    folder, which the suite filled. Tests (and the training runs they start in subprocesses,
+    which inherit it) write there only under pytest's temporary folders
+    (``tests/test_training.py::test_sb3_logs_stay_under_pytests_temp``)."""
+    import os
+
+    before = os.environ.get("SB3_LOGDIR")
+    os.environ["SB3_LOGDIR"] = str(tmp_path_factory.mktemp("sb3_logs"))
+    yield
+    if before is None:
+        os.environ.pop("SB3_LOGDIR", None)
+    else:
+        os.environ["SB3_LOGDIR"] = before
+
+
 def game_class(game: str) -> Any:
     return cahoots_envs.game_spec(game).rules
 

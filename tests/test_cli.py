@@ -341,7 +341,7 @@ def test_every_command_module_in_the_cli_folder_is_a_command_in_help_order() -> 
     assert sorted(c.name for c in cli.COMMANDS) == sorted(
         p.name.removesuffix("_cmd.py") for p in folder.glob("*_cmd.py"))
     assert [c.name for c in cli.COMMANDS] == [
-        "list", "play", "eval", "train", "strength", "bench", "replay", "serve"]
+        "list", "play", "eval", "train", "strength", "bench", "replay", "serve", "warmup"]
 
 
 def test_version_and_python_m_cahoots_envs(capsys, monkeypatch) -> None:
@@ -789,3 +789,40 @@ def test_a_malformed_config_is_one_line(tmp_path, what, text, expected) -> None:
     with pytest.raises(ConfigError) as err:
         load_config(path)
     assert expected in str(err.value) and "\n" not in str(err.value), str(err.value)
+
+
+def test_the_wheel_carries_every_zoo_entrys_recipe(tmp_path, monkeypatch) -> None:
+    """A pip-installed user can run the recipe each zoo entry records: the wheel (built here
+    from a copy of the package, so the checkout is left as it was) holds the config its command
+    names, and that name resolves to the packaged file where no such file is at hand."""
+    import shutil
+    import zipfile
+
+    from cahoots_envs.training.config import CONFIG_DIR, resolve_config
+
+    source = tmp_path / "src"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    shutil.copytree(ROOT / "cahoots_envs", source / "cahoots_envs",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps",
+                           "--no-build-isolation", "--no-index", "-q", "-w", str(tmp_path / "dist"),
+                           str(source)], capture_output=True, text=True, timeout=300, check=False,
+                          # pip's own temporary folders and cache under tmp_path too
+                          env={**os.environ, "TMPDIR": str(tmp_path), "PIP_NO_CACHE_DIR": "1"})
+    assert done.returncode == 0, done.stderr
+    (wheel,) = (tmp_path / "dist").glob("cahoots_envs-*.whl")
+    files = set(zipfile.ZipFile(wheel).namelist())
+    monkeypatch.chdir(tmp_path)  # no configs/ folder here: names resolve in the package
+    entries = cahoots_envs.list_policies()
+    assert entries
+    for entry in entries:
+        words = entry["training"]["command"].split()
+        config = words[words.index("--config") + 1]  # configs/<algorithm>/<game>.yaml
+        assert f"cahoots_envs/{config}" in files, f"{entry['name']}: {config} is not in the wheel"
+        packaged = resolve_config(config)
+        assert packaged == CONFIG_DIR.parent / config, (entry["name"], config)
+    # every config of the checkout ships, RLlib's included
+    for path in CONFIG_DIR.rglob("*.yaml"):
+        assert path.relative_to(CONFIG_DIR.parent.parent).as_posix() in files

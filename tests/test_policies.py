@@ -482,3 +482,42 @@ def test_saved_policies_load_without_torch(saved: Path) -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
     assert out.returncode == 0, out.stderr
     assert read_metadata(saved)["env_id"] == KC
+
+
+@pytest.mark.parametrize("change", [
+    {"num_players": 1}, {"num_players": 2}, {"num_players": -1}, {"num_players": True},
+    {"num_players": 0}, {"num_players": 4}, {"num_players": 5}, {"num_players": 10**9},
+    {"num_players": "3"}, {"size": 12}, {"size": 13.0}, {"game": "cahoots_tricks", "name": "tactics"},
+])
+def test_computed_features_are_checked_against_the_game_at_load(tmp_path: Path,
+                                                                 change: dict) -> None:
+    """The coop zoo network computes its ``lookahead`` features for 3 players: a record that
+    says otherwise is refused when the file loads (once, every difference listed), not trusted
+    to play with wrong features or to fail at the first move."""
+    zoo = Path(cahoots_envs.__file__).parent / "policies" / "zoo" / "cahoots_coop.safetensors"
+    with safe_open(str(zoo), framework="np") as f:
+        architecture = json.loads(f.metadata()[METADATA_KEY])["architecture"]
+    architecture["computed_features"].update(change)
+    bad = tmp_path / "bad.safetensors"
+    _rewrite_metadata(zoo, bad, architecture=architecture)
+    key, value = next(iter(change.items()))
+    with pytest.raises(IncompatiblePolicyError, match=f"computed_features {key} {value!r} != "):
+        load_policy(str(bad), "cahoots_coop", {"num_players": 3})
+    assert load_policy(str(zoo), "cahoots_coop", {"num_players": 3}).metadata
+
+
+def test_every_computed_features_difference_is_listed(tmp_path: Path) -> None:
+    zoo = Path(cahoots_envs.__file__).parent / "policies" / "zoo" / "cahoots_coop.safetensors"
+    with safe_open(str(zoo), framework="np") as f:
+        architecture = json.loads(f.metadata()[METADATA_KEY])["architecture"]
+    architecture["computed_features"].update(game="cahoots_tricks", name="tactics",
+                                             num_players=0)
+    bad = tmp_path / "bad.safetensors"
+    _rewrite_metadata(zoo, bad, architecture=architecture)
+    with pytest.raises(IncompatiblePolicyError) as caught:
+        load_policy(str(bad), "cahoots_coop", {"num_players": 3})
+    message = str(caught.value)
+    assert "\n" not in message
+    for part in ("game 'cahoots_tricks' != 'cahoots_coop'", "num_players 0 != 3",
+                 "'tactics' are not offered by cahoots_coop"):
+        assert part in message

@@ -39,6 +39,10 @@ CONFIGS: list[tuple[str, dict[str, Any], list[int], int]] = [
     *[("cahoots_tricks-v1", {"num_players": n}, [0], 18) for n in (3, 4)],
     *[("cahoots_coop-v1", {"num_players": n, "difficulty": "beginner"}, [0], 18)
       for n in (1, 2, 3, 4)],
+    # table talk, both vocabularies: with search_all its talk decisions are searched too (on the
+    # reference game: the engine rolls out silently)
+    *[("cahoots_coop-v1", {"num_players": n, "difficulty": "beginner", "talk": talk}, [0], 18)
+      for n, talk in ((3, "spanish"), (2, "dutch"))],
 ]
 # the search is small but whole (worlds drawn, more added while the moves are not told apart),
 # at every decision with 2 legal moves or more
@@ -48,7 +52,9 @@ PATHS = ["default"] + (["reference"] if "engine" in search_policy.KNOB_TYPES els
 
 
 def _name(config: tuple[str, dict[str, Any], list[int], int]) -> str:
-    return config[0].split("-")[0] + "-" + str(config[1]["num_players"])
+    talk = config[1].get("talk")
+    return config[0].split("-")[0] + "-" + str(config[1]["num_players"]) + \
+        (f"-{talk}" if talk else "")
 
 
 def _bot(path: str, cls: type[SearchPolicy] = SearchPolicy) -> Any:

@@ -229,3 +229,82 @@ def test_snapshots_load_as_policies(tmp_path: Path) -> None:
     for s in back:
         assert s.act(obs["observation"], obs["action_mask"]) == snap.act(obs["observation"],
                                                                           obs["action_mask"])
+
+
+KC = {"env_id": "kansas_city-v1"}
+SCORING = {"algorithm": "expert_iteration",
+           "expert_iteration": {"network": {"type": "action_scoring"}}}
+
+
+def _scoring(**network) -> dict:
+    return {**SCORING, "expert_iteration": {"network": {"type": "action_scoring", **network}}}
+
+
+@pytest.mark.parametrize("data,message", [
+    ({"env_id": "../../etc/passwd"}, "env_id: unknown env '../../etc/passwd'; known envs: "),
+    ({"env_id": "x" * 5000}, r"env_id: unknown env 'xxx.*…; known envs: "),
+    ({**KC, "env_options": {"num_players": 99}}, ("env_options: option num_players=99 is not "
+     "allowed; num_players accepts one of 4, 5")),
+    ({**KC, "env_options": {"colour": "red"}}, "env_options: unknown option colour"),
+    ({"env_id": "cahoots_coop", "team": True, "env_options": {"talk": "dutch", "num_players": 1}},
+     "env_options: .*needs 2 or more players"),
+    ({**KC, "reward_scale": float("nan")}, "reward_scale must be positive, got nan"),
+    ({**KC, "reward_scale": float("inf")}, "reward_scale must be positive, got inf"),
+    ({**KC, "reward_scale": -1}, "reward_scale must be positive, got -1"),
+    ({**KC, "reward_scale": 0}, "reward_scale must be positive, got 0"),
+    ({**KC, "n_envs": 2**63}, (r"needs about .* GiB of memory \(network .*; rollouts .* GiB "
+     r"\(n_envs 9,223,372,036,854,775,808 x ppo.n_steps 128 .*\), more than the .* GiB this "
+     "machine has available; lower ppo.net_arch, n_envs or ppo.n_steps")),
+    ({**KC, "ppo": {"net_arch": [10**6, 10**6]}}, (r"network .* GiB \(2,00.* parameters of "
+     r"ppo.net_arch \[1000000, 1000000\]")),
+    ({**KC, **_scoring(trunk_sizes=[10**8])}, (r"parameters of expert_iteration.network "
+     r"\(trunk_sizes \[100000000\].*lower expert_iteration.network's trunk_sizes")),
+    ({**KC, **_scoring(embedding_size=10**9)}, "embedding_size 1000000000"),
+    ({**KC, "learner_seat": 9}, ("learner_seat must be a seat from 0 to 3 of .*kansas_city-v1's 4 "
+     "players .*got 9")),
+    ({**KC, "learner_seat": -1}, "learner_seat must be a seat from 0 to 3"),
+    ({**KC, "pool": {"random": 0, "heuristic": 0, "snapshots": 0, "latest": 0}},
+     "pool: every weight is 0"),
+    ({"env_id": "cahoots_coop", "env_options": {"num_players": 2},
+      "pool": {"policies": {"zoo:cahoots_coop": 1.0}}},
+     r"pool.policies\['zoo:cahoots_coop'\]: .*num_players=3 in the policy but num_players=2"),
+    ({"env_id": "cahoots_coop", "env_options": {"num_players": 2}, "team": True,
+      "eval": {"opponents": ["zoo:cahoots_coop"]}}, r"eval.opponents\[0\]: .*num_players=3"),
+    ({"env_id": "cahoots_coop", "env_options": {"num_players": 2}, "team": True,
+      "pretrain": {"games": 10, "teacher": "zoo:cahoots_coop"}}, ("pretrain.teacher: .*"
+     "num_players=3")),
+])
+def test_a_config_that_cannot_run_is_refused_as_it_loads(data: dict, message: str) -> None:
+    """Each of these passed the config check and failed after start-up (or trained on NaN, or
+    ran with a seat that does not exist): now one line as the config loads, saying what is
+    wrong and what would be right (the memory ones with the estimate)."""
+    from cahoots_envs.training.config import config_from_dict
+
+    with pytest.raises(ConfigError, match=message) as caught:
+        config_from_dict(data)
+    assert "\n" not in str(caught.value) and len(str(caught.value)) < 600
+
+
+def test_the_limits_leave_real_configs_and_long_runs_alone() -> None:
+    """No cap on total_timesteps; a network or rollout that fits is accepted."""
+    from cahoots_envs.training.config import config_from_dict
+
+    config = config_from_dict({**KC, "total_timesteps": 10**15, "n_envs": 256,
+                               "learner_seat": 3, "ppo": {"net_arch": [1024, 1024]}})
+    assert config.total_timesteps == 10**15
+    assert config_from_dict({"env_id": "cahoots_coop", "team": True,
+                             "pool": {"random": 0, "heuristic": 0, "snapshots": 0, "latest": 0}})
+
+
+def test_sb3_logs_stay_under_pytests_temp(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """A model that learns without a logger set makes SB3's default one (``configure()`` with
+    no folder), as tests that train a model directly do: its folder lies under pytest's
+    temporary folders (tests/conftest.py), not ``SB3-<date>`` in the system temp folder."""
+    import tempfile
+
+    from stable_baselines3.common.logger import configure
+
+    folder = Path(configure().get_dir())
+    base = tmp_path_factory.getbasetemp().resolve()
+    assert folder.resolve().is_relative_to(base), f"{folder} is outside {base}"
+    assert not folder.resolve().is_relative_to(Path(tempfile.gettempdir()).resolve() / "SB3-")

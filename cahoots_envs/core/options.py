@@ -68,9 +68,13 @@ class Option:
 
 @dataclass(frozen=True)
 class OptionSet:
-    """The options of one env, in documentation order."""
+    """The options of one env, in documentation order. ``combined`` (optional) checks values
+    that are each accepted but not together: given the resolved options, the problem in one
+    line (what is wrong and what would be right), or None."""
 
     options: tuple[Option, ...]
+    combined: Callable[[Mapping[str, Any]], str | None] | None = field(default=None,
+                                                                        compare=False)
     by_name: dict[str, Option] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -93,6 +97,9 @@ class OptionSet:
         resolved = {}
         for opt in self.options:
             resolved[opt.name] = opt.validate(given[opt.name]) if opt.name in given else opt.default
+        problem = None if self.combined is None else self.combined(resolved)
+        if problem:
+            raise ValueError(f"{env_name}: {problem}" if env_name else problem)
         return resolved
 
     def markdown_table(self) -> str:

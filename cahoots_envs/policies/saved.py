@@ -40,7 +40,7 @@ from cahoots_envs.errors import IncompatiblePolicyError
 from cahoots_envs.policies.envinfo import EnvInfo, env_info
 from cahoots_envs.policies.network import MLPPolicy
 from cahoots_envs.policies.scoring import ARCHITECTURE_TYPE as SCORING_TYPE
-from cahoots_envs.policies.scoring import ActionScoringPolicy
+from cahoots_envs.policies.scoring import COMPUTED_KEYS, ActionScoringPolicy
 
 FORMAT = "cahoots-policy"
 FORMAT_VERSION = 1
@@ -325,12 +325,52 @@ def check_compatible(
             )
         if metadata.get("num_actions") != want["num_actions"] and not other_count:
             problems.append(f"action count {metadata.get('num_actions')} != {want['num_actions']}")
+        if not other_count:
+            problems.extend(_computed_problems(metadata, info))
     if problems:
         raise IncompatiblePolicyError(
             f"{source} cannot play {want['env_id']} with options {want['game_options']}: "
             + "; ".join(problems)
         )
     return accepted
+
+
+def _computed_problems(metadata: Mapping[str, Any], info: EnvInfo) -> list[str]:
+    """What is wrong with an action-scoring network's ``computed_features`` record (the game,
+    player count, feature set and width its features are computed with) for the env ``info``:
+    one line per field. None for a network without computed features, nor for a record that is
+    malformed on its own terms (a field missing, a feature set its game does not offer): building
+    the network refuses those as a ``PolicyFileError``."""
+    from cahoots_envs.registry import game_spec
+
+    architecture = metadata.get("architecture")
+    record = architecture.get("computed_features") if isinstance(architecture, Mapping) else None
+    if not isinstance(record, Mapping) or any(key not in record for key in COMPUTED_KEYS):
+        return []
+    game, name, size, players = (record[key] for key in ("game", "name", "size", "num_players"))
+    try:
+        if name not in game_spec(str(game)).extras.get("play_features", {}):
+            return []
+    except (KeyError, TypeError, ValueError):  # an unknown game, an unhashable name
+        return []
+    problems = []
+    want = info.describe()["game_options"]["num_players"]
+    if game != info.spec.name:
+        problems.append(f"computed_features game {game!r} != {info.spec.name!r}")
+    if type(players) is not int or players != want:
+        problems.append(f"computed_features num_players {players!r} != {want} (the env's "
+                        f"player count, which the features are computed for)")
+    offered = info.spec.extras.get("play_features", {})
+    if name not in offered:
+        problems.append(f"computed_features {name!r} are not offered by {info.spec.name} "
+                        f"(offered: {', '.join(offered) or 'none'})")
+    if not problems:  # the width the named features have in this env
+        sample = np.zeros((1, info.layout.size), np.float32)
+        width = np.shape(offered[name](sample, want, info.num_actions))[-1]
+        if type(size) is not int or size != width:
+            problems.append(f"computed_features size {size!r} != {width} (what {name} computes "
+                            f"for {want} players)")
+    return problems
 
 
 def _player_count_reason(metadata: Mapping[str, Any], want: Mapping[str, Any]) -> str:

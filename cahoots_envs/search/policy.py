@@ -29,7 +29,9 @@ Knobs (``SearchPolicy(..., **knobs)``, or in a spec: ``search@worlds=16,gate=2.5
   move (default True; ``label_positions`` searches every legal move)
 - ``gate``: standard errors the paired gain must exceed to leave the blueprint's move
 - ``search_all``: search every decision with 2..max_candidates legal moves, not only those the
-  game's ``worth_searching`` picks (default False)
+  game's ``worth_searching`` picks (default False); a decision the engine's game lacks (the
+  cooperative game's table talk, which its engine rolls out silently) is then searched on the
+  reference game, which plays it
 - ``time_limit``: seconds a decision may take, give or take one rollout (None: no cap)
 - ``rollout``: who plays the rollouts: ``"blueprint"`` (default; the heuristic blueprint uses the
   game's fast state-based bot, which makes the same choices) or ``"heuristic"`` (the fast bot even
@@ -86,8 +88,9 @@ from cahoots_envs.search.rounds import (
 log = logging.getLogger("cahoots_envs.search")
 # a cold numba cache: the first searched decision of a process compiles the engine's loader,
 # rollout and value kernels and the sampler's; measured 2026-12-02 on the 2-core machine (load
-# average about 0): 11 s (cooperative) to 33 s (Kansas City), docs/search.md
-COMPILE_TIME = "10-35 s on a 2-core machine"
+# average about 0): 11 s (cooperative) to 33 s (Kansas City), docs/search.md; the notice says
+# how to compile them ahead of time
+COMPILE_TIME = "10-35 s on a 2-core machine (or ahead of time: cahoots warmup)"
 
 # settings every game starts from; a game's DEFAULTS override them, the caller's knobs override both
 GENERIC_DEFAULTS: dict[str, Any] = {
@@ -378,22 +381,33 @@ class SearchPolicy(BasePolicy):
         engine = self._engine_rollouts() if pending else None
         with self._compile_watch() if pending else contextlib.nullcontext():
             if engine is None:  # the reference path (or nothing to search): one at a time
-                for j, legal, seed in pending:
-                    start = time.perf_counter()
-                    self.last_search = None
-                    choice = self._search(infosets[j], legal, int(moves[j]), seed, start)
-                    if choice is not None:
-                        searched[j] = True
-                        self.stats.deviations += int(choice != moves[j])
-                        moves[j] = choice
-                    spent[j] += time.perf_counter() - start
-                if not pending or pending[-1][0] != count - 1:
-                    self.last_search = None
-            else:
-                self._search_together(engine, infosets, moves, pending, searched, spent)
+                self._search_one_by_one(infosets, moves, pending, searched, spent)
+            else:  # decisions the engine's game lacks are searched one at a time
+                apart = [x for x in pending if not self._engine_plays(x[1])]
+                together = [x for x in pending if self._engine_plays(x[1])]
+                self._search_one_by_one(infosets, moves, apart, searched, spent)
+                self._search_together(engine, infosets, moves, together, searched, spent)
         for j in range(count):
             self._book(float(spent[j]), bool(searched[j]))
         return moves
+
+    def _search_one_by_one(self, infosets: list[Infoset], moves: np.ndarray,
+                           pending: list[tuple[int, list[int], int]], searched: np.ndarray,
+                           spent: np.ndarray) -> None:
+        """The searches of ``pending`` one at a time by ``_search``; ``moves``, ``searched`` and
+        ``spent`` updated in place, ``last_search`` the last information set's (None if that
+        one was not searched here)."""
+        for j, legal, seed in pending:
+            start = time.perf_counter()
+            self.last_search = None
+            choice = self._search(infosets[j], legal, int(moves[j]), seed, start)
+            if choice is not None:
+                searched[j] = True
+                self.stats.deviations += int(choice != moves[j])
+                moves[j] = choice
+            spent[j] += time.perf_counter() - start
+        if not pending or pending[-1][0] != len(infosets) - 1:
+            self.last_search = None
 
     def _search_together(self, engine: EngineRollouts, infosets: list[Infoset],
                          moves: np.ndarray, pending: list[tuple[int, list[int], int]],
@@ -442,6 +456,14 @@ class SearchPolicy(BasePolicy):
                             logger=log):
             yield
         self._watch_compile = False
+
+    def _engine_plays(self, legal: Sequence[int]) -> bool:
+        """Whether the engine's game has the decision whose candidate moves are ``legal``: not
+        where the world sampler's ``engine_actions`` drops them (a talk decision of the
+        cooperative game, whose engine rolls out silently); such a decision (searched only with
+        ``search_all``) rolls out on the reference game."""
+        dropped = getattr(self.sampler, "engine_actions", None)
+        return dropped is None or len(dropped(list(legal))) == len(legal)
 
     def _check_infoset(self, infoset: Infoset) -> None:
         if not isinstance(infoset, Infoset):
@@ -496,7 +518,7 @@ class SearchPolicy(BasePolicy):
         likelihoods: list[float] | None = [] if s["belief"] > 0 else None
         target = min(s["worlds"], most)
         cut = False
-        engine = self._engine_rollouts()
+        engine = self._engine_rollouts() if self._engine_plays(legal) else None
         if engine is not None:
             self.stats.engine_searches += 1
         else:

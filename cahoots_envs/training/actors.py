@@ -14,7 +14,13 @@ from typing import Any
 import numpy as np
 
 from cahoots_envs.policies.loading import load_policy
-from cahoots_envs.training.config import ConfigError, TrainConfig
+from cahoots_envs.training.config import (
+    BYTES_PER_PARAMETER,
+    ConfigError,
+    TrainConfig,
+    check_memory,
+    mlp_parameters,
+)
 from cahoots_envs.training.run import Evaluator
 
 
@@ -64,7 +70,19 @@ def check_network(config: TrainConfig, network: dict[str, Any], section: str) ->
         info = env_info(config.env_id, config.game_options())
     except ValueError:
         return  # the env's own error is raised where the env is checked
-    scoring_inputs(info, {**SCORING_DEFAULTS, **network}, section)
+    settings = {**SCORING_DEFAULTS, **network}
+    offsets, record, _ = scoring_inputs(info, settings, section)
+    trunk, emb = [info.layout.size, *settings["trunk_sizes"]], settings["embedding_size"]
+    head = [trunk[-1] + emb + len(offsets) + (record["size"] if record else 0),
+            *settings["head_sizes"], 1]
+    parameters = mlp_parameters(trunk) + info.num_actions * emb + mlp_parameters(head) + \
+        (info.num_actions * (trunk[-1] + 1) if settings["direct"] else 0)
+    check_memory({"network": (
+        parameters * BYTES_PER_PARAMETER,
+        (f"{parameters:,} parameters of {section}.network (trunk_sizes "
+        f"{settings['trunk_sizes']}, embedding_size {emb}, head_sizes {settings['head_sizes']}) "
+        "x 4 bytes x 4: weights, gradients, Adam's moments"))},
+        f"lower {section}.network's trunk_sizes, embedding_size or head_sizes")
 
 
 def scoring_actor(config: TrainConfig, network: dict[str, Any], section: str,

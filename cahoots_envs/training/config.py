@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import itertools
 import math
+import os
 import types
 import typing
 from dataclasses import dataclass, field
@@ -35,7 +37,10 @@ def packaged_configs() -> list[str]:
 
 def resolve_config(name: str | Path) -> Path:
     """The config file for ``name``: an existing file, else a packaged config named by its bare
-    name (``kansas_city`` or ``kansas_city.yaml``); a ``ConfigError`` saying which exist if
+    name (``kansas_city`` or ``kansas_city.yaml``) or, for a recipe's stage in a subfolder, by
+    its path in the package's configs (``expert_iteration/kansas_city``, or as a source
+    checkout names it, ``configs/expert_iteration/kansas_city.yaml``: the command a zoo entry
+    records works where the package is installed); a ``ConfigError`` saying which exist if
     neither."""
     path = Path(name)
     if path.is_file():
@@ -45,6 +50,10 @@ def resolve_config(name: str | Path) -> Path:
     known = packaged_configs()
     if stem in known and path.parent == Path("."):
         return CONFIG_DIR / f"{stem}.yaml"
+    parts = Path(stem).parts[1:] if Path(stem).parts[:1] == ("configs",) else Path(stem).parts
+    if len(parts) == 2 and ".." not in parts and not path.is_absolute() and \
+            (CONFIG_DIR / parts[0] / f"{parts[1]}.yaml").is_file():
+        return CONFIG_DIR / parts[0] / f"{parts[1]}.yaml"
     if path.is_dir():
         raise ConfigError(f"config {text} is a folder; give a YAML file, or --resume {text} "
                           "to continue the run in a run folder")
@@ -357,9 +366,112 @@ def _yaml_problem(exc: Exception) -> str:
     return f"{where}{problem}" + (f" ({context})" if context else "")
 
 
+GIB = 1024**3
+# a network's training memory per parameter: float32 weights, gradients and Adam's two moments
+BYTES_PER_PARAMETER = 4 * 4
+# the algorithms that draw the learner's opponents from ``pool``
+POOL_ALGORITHMS = ("maskable_ppo", "every_seat_ppo")
+
+
+def available_memory() -> int | None:
+    """Bytes of memory this machine has available now (``MemAvailable`` in ``/proc/meminfo``,
+    else the physical memory), or None where neither can be read."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return int(os.sysconf("SC_PHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def mlp_parameters(sizes: list[int]) -> int:
+    """The weights and biases of a chain of dense layers of ``sizes`` (inputs first)."""
+    return sum(a * b + b for a, b in itertools.pairwise(sizes))
+
+
+def check_memory(needs: dict[str, tuple[int, str]], fix: str,
+                 available: int | None = None) -> None:
+    """``ConfigError`` when the parts of a run in ``needs`` (``{part: (bytes, how estimated)}``)
+    add up to more memory than this machine has available, with the estimate; ``fix``: what to
+    lower."""
+    available = available_memory() if available is None else available
+    total = sum(nbytes for nbytes, _ in needs.values())
+    if available is None or total <= available:
+        return
+    parts = "; ".join(f"{part} {nbytes / GIB:,.1f} GiB ({how})"
+                      for part, (nbytes, how) in needs.items())
+    raise ConfigError(f"this run needs about {total / GIB:,.1f} GiB of memory ({parts}), more "
+                      f"than the {available / GIB:,.1f} GiB this machine has available; {fix}")
+
+
+def check_env(config: TrainConfig) -> Any:
+    """The env of ``env_id`` and ``env_options`` resolved (``EnvInfo``), or a ``ConfigError``
+    naming the key and what it accepts."""
+    from cahoots_envs.envinfo import env_info
+    from cahoots_envs.registry import game_spec
+
+    try:
+        game_spec(config.env_id)
+    except ValueError as e:  # RetiredEnvError included
+        raise ConfigError(f"env_id: {e}") from None
+    try:
+        return env_info(config.env_id, config.game_options())
+    except ValueError as e:
+        raise ConfigError(f"env_options: {e}") from None
+
+
+def check_with_env(config: TrainConfig) -> None:
+    """What can be checked only with the env known: the learner's seat, the pool, the policies
+    the run loads (each loaded as the run will: a network for another player count, say, is
+    refused here) and the memory the network and the rollouts need."""
+    from cahoots_envs.policies.loading import load_policy
+
+    info = check_env(config)
+    players = int(info.game_options["num_players"])
+    if config.learner_seat is not None and not 0 <= config.learner_seat < players:
+        raise ConfigError(f"learner_seat must be a seat from 0 to {players - 1} of "
+                          f"{config.env_id}'s {players} players (or null: a random seat each "
+                          f"game), got {config.learner_seat}")
+    p = config.pool
+    weights = [p.random, p.heuristic, p.snapshots, p.latest, *p.policies.values()]
+    # every-seat PPO plays pool games only where the network does not hold every seat
+    self_play = getattr(config.sections.get(config.algorithm), "self_play_share", 0.0)
+    if config.algorithm in POOL_ALGORITHMS and not config.team and self_play < 1 and \
+            not any(weights):
+        raise ConfigError("pool: every weight is 0 (random, heuristic, snapshots, latest, "
+                          "policies), so no opponent can be drawn; give one a weight > 0")
+    specs = {f"pool.policies[{k!r}]": k for k, w in p.policies.items() if w > 0}
+    specs.update({f"eval.opponents[{i}]": spec for i, spec in enumerate(config.eval.opponents)
+                  if spec not in ("random", "heuristic")})  # left out where the game lacks them
+    if config.pretrain.games > 0:
+        specs["pretrain.teacher"] = config.pretrain.teacher
+    for key, spec in specs.items():
+        try:
+            load_policy(spec, config.env_id, config.game_options())
+        except (ValueError, OSError) as e:
+            raise ConfigError(f"{key}: {e}") from None
+    sizes = [info.layout.size, *config.ppo.net_arch]
+    parameters = mlp_parameters(sizes + [info.num_actions]) + mlp_parameters(sizes + [1])
+    row = info.layout.size + info.num_actions + 8  # observation, mask, reward, value, ...
+    check_memory({
+        "network": (parameters * BYTES_PER_PARAMETER,
+                    (f"{parameters:,} parameters of ppo.net_arch {config.ppo.net_arch} x 4 bytes "
+                    "x 4: weights, gradients, Adam's moments")),
+        "rollouts": (config.n_envs * config.ppo.n_steps * row * 4,
+                     (f"n_envs {config.n_envs:,} x ppo.n_steps {config.ppo.n_steps:,} x "
+                     f"{row:,} numbers of an observation and its mask x 4 bytes")),
+    }, "lower ppo.net_arch, n_envs or ppo.n_steps")
+
+
 def check(config: TrainConfig) -> None:
     """Checks beyond types: values that cannot work."""
     positive = {
+        "reward_scale": config.reward_scale,
         "total_timesteps": config.total_timesteps, "n_envs": config.n_envs,
         "ppo.n_steps": config.ppo.n_steps, "ppo.batch_size": config.ppo.batch_size,
         "ppo.n_epochs": config.ppo.n_epochs, "pool.snapshot_every": config.pool.snapshot_every,
@@ -405,6 +517,7 @@ def check(config: TrainConfig) -> None:
         raise ConfigError("pretrain.random_seats needs engine: batched")
     if config.ppo.activation not in ("tanh", "relu"):
         raise ConfigError(f"ppo.activation: {config.ppo.activation!r} is not 'tanh' or 'relu'")
+    check_with_env(config)
     for section in config.sections.values():  # what a section can check only beside the env
         hook = getattr(section, "check_config", None)
         if hook is not None:

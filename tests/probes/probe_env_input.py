@@ -11,6 +11,10 @@ game ``high_card`` when run from the repository), in the raw and the protected e
   key broken (wrong types, missing or extra cards, bad seats, wrong lengths);
 - ``bad reset``: reset options that are not a mapping, unknown deal keys, bad seeds;
 - ``bad option``: ``make`` with junk values for every option and unknown options;
+- ``option combination``: ``make`` with every value each option accepts alone, singly and in
+  pairs, at the case's player count: refused there (one ``ValueError`` line) or accepted and
+  then dealt by ``reset``; a combination ``make`` accepts and ``reset`` refuses (the cooperative
+  game's table talk with 1 player or open hands, before it was checked at ``make``) fails;
 - ``unknown agent``: ``observe`` / ``action_mask`` with names that are not agents;
 - ``notation``: ``action_to_str`` with junk ids, ``str_to_action`` with junk text;
 - ``before reset``: every call that needs a game, on a fresh env;
@@ -66,9 +70,10 @@ from cahoots_envs import EnvNotResetError, IllegalActionError
 
 MAX_MESSAGE = 2000
 CATEGORIES = ["step junk", "step after end", "bad deal", "bad reset", "bad option",
-              "unknown agent", "notation", "before reset", "seat env args", "vec step junk",
-              "state junk", "policy spec", "game spec"]
-STATELESS = ("bad option", "seat env args", "state junk", "policy spec")  # no env state
+              "option combination", "unknown agent", "notation", "before reset",
+              "seat env args", "vec step junk", "state junk", "policy spec", "game spec"]
+STATELESS = ("bad option", "option combination", "seat env args", "state junk",
+             "policy spec")  # no env state
 
 
 # ---- the envs ---------------------------------------------------------------------------------
@@ -294,6 +299,32 @@ def play_random(env: Any, rng: np.random.Generator, steps: int) -> None:
         env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))
 
 
+def probe_combinations(tally: Tally, label: str, game: str, game_cls: Any,
+                       opts: dict[str, Any]) -> None:
+    """``make`` with each value an option accepts alone (its choices other than the default),
+    singly and in pairs, over ``opts`` (the case's player count): refused there, or accepted and
+    then dealt; accepted by ``make`` and refused by ``reset`` is a failure."""
+    values = [(o.name, v) for o in game_cls.OPTIONS
+              if o.choices and o.name not in opts and o.name != "reward_mode"
+              for v in o.choices if not (v == o.default and type(v) is type(o.default))]
+    combos = [dict([x]) for x in values] + [
+        dict([x, y]) for i, x in enumerate(values) for y in values[i + 1:] if x[0] != y[0]]
+    for combo in combos:
+        what = ", ".join(f"{k}={v!r}" for k, v in combo.items())
+        given = {**opts, **combo}
+        if tally.probe("option combination", label, None, ValueError, what, make, game, False,
+                       **given):
+            continue
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                make(game, False, **given).reset(seed=0)
+        except Exception as e:  # noqa: BLE001 - counting is the point
+            tally.counts["option combination"]["unexpected"] += 1
+            tally.note(f"option combination: {what} accepted by make(), refused by reset() "
+                       f"({type(e).__name__})", f"{label}: {str(e)[:100]}")
+
+
 def probe_case(tally: Tally, game: str, opts: dict[str, Any], games: int, seed: int) -> None:
     game_cls = cahoots_envs.game_spec(game).rules
     for protected in (False, True):
@@ -318,6 +349,7 @@ def probe_case(tally: Tally, game: str, opts: dict[str, Any], games: int, seed: 
             for name, value in junk_options(game_cls):
                 tally.probe("bad option", label, None, ValueError, f"{name}={kind(value)}",
                             make, game, protected, **{**opts, name: value})
+            probe_combinations(tally, label, game, game_cls, opts)
 
         env = make(game, protected, **opts)
         n = env.unwrapped.num_actions

@@ -109,6 +109,9 @@ def base_logs(keys: list[str] | None = None) -> dict[str, list[dict[str, Any]]]:
         "cahoots_tricks 3p, random split": lambda: _record("cahoots_tricks", 7, num_players=3,
                                                            point_split="random"),
         "cahoots_coop 2p": lambda: _record("cahoots_coop", 8, num_players=2, num_goals=5),
+        # table talk: tampered to 1 player or open hands, options make() refuses together
+        "cahoots_coop 2p, talk": lambda: _record("cahoots_coop", 11, num_players=2, num_goals=4,
+                                                 talk="dutch"),
         "abandoned (cahoots_tricks 4p)": lambda: _record("cahoots_tricks", 9, abandon_after=21,
                                                          reason="SIGTERM"),
         "illegal action (kansas_city)": lambda: _record("kansas_city", 10, illegal_at=17, hands=1),
@@ -423,7 +426,7 @@ def _other_values(option: Any, value: Any) -> list[Any]:
     if "one of" in text and "int from" not in text:
         for choice in (True, False, "win", "points", 3, 4, 5, 6, "ranked", "tens_ace_high",
                        "cards", "face_value", "draft", "random", "snake", "even", "beginner",
-                       "expert", "union", "disjunctive"):
+                       "expert", "union", "disjunctive", "none", "spanish", 1):
             try:
                 if option.validate(choice) == choice and choice != value and type(choice) is type(value):
                     candidates.append(choice)

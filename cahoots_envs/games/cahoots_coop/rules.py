@@ -129,6 +129,21 @@ def signal_str(talk: str, word: int, target: int) -> str:
     return f"{name} pile {target}" if names == "pile" else f"{name} {GOALS[target].id}"
 
 
+def talk_problem(options: Mapping[str, Any]) -> str | None:
+    """Why ``options`` cannot have table talk (one line), or None: talk needs 2 players or more
+    and hidden hands."""
+    talk = options.get("talk", "none")
+    if talk == "none":
+        return None
+    if options["num_players"] == 1:
+        return (f"talk={talk!r} needs 2 or more players (nobody hears a solo player); use "
+                "talk='none' with num_players=1")
+    if options.get("open_hands"):
+        return (f"talk={talk!r} cannot be combined with open_hands=True: Lil Cahoots shows every "
+                "hand, so the restricted signals say nothing new; use one or the other")
+    return None
+
+
 class CahootsCoop(Game):
     NAME = "cahoots_coop"
     VERSION = 1
@@ -173,7 +188,8 @@ class CahootsCoop(Game):
                 "decision follows each play (see Table talk)",
                 choices=TALK_MODES,
             ),
-        )
+        ),
+        combined=talk_problem,  # make() refuses talk that no game could be dealt with
     )
     DEAL_KEYS = ("start_player", "hands", "piles", "draw_pile", "goals")
     goal_cards: ClassVar[tuple[Goal, ...]] = GOALS  # the goal list (§1.9)
@@ -226,13 +242,9 @@ class CahootsCoop(Game):
         talk = options.get("talk", "none")
         if talk != "none":
             # only a game with talk holds these three: a game without keeps its 29 attributes
-            if n == 1:
-                raise ValueError(f"talk={talk!r} needs 2 or more players (nobody hears a solo "
-                                 "player); use talk='none' with num_players=1")
-            if options["open_hands"]:
-                raise ValueError(f"talk={talk!r} cannot be combined with open_hands=True: Lil "
-                                 "Cahoots shows every hand, so the restricted signals say "
-                                 "nothing new; use one or the other")
+            problem = talk_problem(options)
+            if problem:
+                raise ValueError(problem)
             self.talk = talk
             self.signals = ()
             self.talking = False

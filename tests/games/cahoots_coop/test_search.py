@@ -3,6 +3,7 @@ what the seat knows; the fast state-based bot makes the observation bot's choice
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from typing import Any
 
@@ -227,3 +228,34 @@ def test_with_every_hand_in_view_worlds_vary_the_draw_pile_order(options: dict[s
         assert world.hands == game.hands and sorted(world.draw_pile) == sorted(game.draw_pile)
         orders.add(tuple(world.draw_pile))
     assert len(orders) > 5
+
+
+@pytest.mark.parametrize("talk", ["spanish", "dutch"])
+def test_search_all_searches_talk_decisions_on_the_reference_game(talk: str) -> None:
+    """With table talk and ``search_all`` the talk decisions are searched too: on the reference
+    game (the engine's rollouts are silent, its game has no talk action), the plays on the
+    engine; one at a time (``act_infoset``) and together (``act_infosets``), every move legal."""
+    from cahoots_envs.search import SearchPolicy, infoset
+
+    options = {"num_players": 3, "talk": talk, "difficulty": "beginner"}
+    knobs = {"worlds": 2, "max_worlds": 2, "search_all": True}
+    env = cahoots_envs.make(ENV, **options)
+    env.reset(seed=5)
+    one = SearchPolicy(ENV, options, seed=1, **knobs)
+    sets, talking = [], []
+    for _ in range(12):
+        sets.append(infoset(copy.deepcopy(env)))  # an infoset holds the env's live game
+        talking.append(env.unwrapped.game.talking)
+        move = one.act_infoset(sets[-1])
+        assert env.unwrapped.game.legal_actions().count(move) == 1
+        env.step(move)
+    assert any(talking) and not all(talking)
+    searched_talk = sum(talking[j] and len(s.legal) >= 2 for j, s in enumerate(sets))
+    assert searched_talk > 0
+    assert one.stats.reference_searches == searched_talk
+    assert one.stats.engine_searches + one.stats.reference_searches == one.stats.searched
+    many = SearchPolicy(ENV, options, seed=1, **knobs)
+    moves = many.act_infosets(sets)
+    assert all(moves[j] in s.legal for j, s in enumerate(sets))
+    assert many.stats.reference_searches == searched_talk
+    assert many.stats.searched == one.stats.searched

@@ -107,6 +107,25 @@ def test_talk_refuses_open_hands_and_one_player() -> None:
         cahoots_envs.make("cahoots_coop", talk="spanish", num_players=1).reset(seed=0)
 
 
+@pytest.mark.parametrize("options, message", [
+    ({"talk": "dutch", "open_hands": True}, "cannot be combined with open_hands=True"),
+    ({"talk": "spanish", "num_players": 1}, "needs 2 or more players"),
+])
+def test_talk_combinations_are_refused_at_make_not_at_reset(options: dict[str, Any],
+                                                            message: str) -> None:
+    """Each option is accepted alone, not together: ``make()`` (and everything that resolves
+    options: env_info, the parallel env) says so at once, in one line, before an env exists."""
+    from cahoots_envs import cahoots_coop_v1
+    from cahoots_envs.envinfo import env_info
+
+    for build in (lambda: cahoots_envs.make("cahoots_coop", **options),
+                  lambda: cahoots_coop_v1.parallel_env(**options),
+                  lambda: env_info("cahoots_coop", options)):
+        with pytest.raises(ValueError, match=message) as caught:
+            build()
+        assert "\n" not in str(caught.value)
+
+
 def test_the_batched_engine_refuses_talk() -> None:
     pytest.importorskip("numba")
     from cahoots_envs.search.engine import engine_problem
