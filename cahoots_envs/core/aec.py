@@ -140,13 +140,10 @@ class CardGameEnv(AECEnv):
             self._state_space = spaces.Box(low=low, high=high, dtype=OBS_DTYPE)
         return self._state_space
 
-    # set by reset(); read before it, PettingZoo's sentence (see SetAtReset)
+    # set by reset(); read before it, PettingZoo's sentence (see SetAtReset). Only ``agents``:
+    # a name with such a class attribute is read more slowly (CPython does not specialise the
+    # read), so the per-step names (rewards, infos, ...) keep Python's own AttributeError
     agents = SetAtReset("agents")  # type: ignore[assignment]
-    rewards = SetAtReset("rewards")  # type: ignore[assignment]
-    terminations = SetAtReset("terminations")  # type: ignore[assignment]
-    truncations = SetAtReset("truncations")  # type: ignore[assignment]
-    infos = SetAtReset("infos")  # type: ignore[assignment]
-    agent_selection = SetAtReset("agent_selection")  # type: ignore[assignment]
 
     @property
     def num_agents(self) -> int:
