@@ -24,6 +24,7 @@ from typing import Any
 
 from cahoots_envs.core.arguments import OneLineParser
 from cahoots_envs.training.algorithms import algorithm
+from cahoots_envs.training.checkpoint import check_resume
 from cahoots_envs.training.config import ConfigError, TrainConfig, load_config, packaged_configs
 from cahoots_envs.training.run import (
     Evaluator,
@@ -45,6 +46,8 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False,
     new runs); otherwise it writes into ``run_dir`` as given. The result's ``run_dir`` says
     which."""
     train_algorithm = algorithm(config.algorithm).load()
+    if resume:  # before the folder's config.yaml is written again: one line if it cannot fit
+        check_resume(config, run_dir)
     run_dir = start(config, run_dir, fresh)
     evaluator = Evaluator(config, run_dir)
     trained = train_algorithm(config, run_dir, resume, evaluator)
@@ -93,8 +96,10 @@ def _main(argv: list[str] | None = None) -> int:
                         + ", ".join(packaged_configs()))
     parser.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its checkpoint")
     parser.add_argument("--trust-checkpoint", action="store_true",
-                        help="needed with --resume: RUN_DIR/checkpoints/model.zip holds pickles "
-                             "(SB3), which can run code when loaded; resume only your own runs")
+                        help="needed with --resume of a MaskablePPO run: "
+                             "RUN_DIR/checkpoints/model.zip holds pickles (SB3), which can run "
+                             "code when loaded; resume only your own runs (the other algorithms' "
+                             "checkpoints are safetensors + JSON and need no trust)")
     parser.add_argument("--runs-dir", default="runs", help="where run folders go (default runs/)")
     parser.add_argument("--total-timesteps", type=positive_int, metavar="N",
                         help="override the config's total_timesteps (a positive int)")
@@ -102,10 +107,11 @@ def _main(argv: list[str] | None = None) -> int:
                         help="override the config's seed (an int >= 0)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
-    if args.resume and not args.trust_checkpoint:
-        parser.error(f"--resume loads {Path(args.resume) / 'checkpoints' / 'model.zip'}, an SB3 "
-                     "checkpoint made of pickles, which can run any code when loaded; if the run "
-                     "folder is your own (or you trust its source), add --trust-checkpoint")
+    pickled = Path(args.resume or ".") / "checkpoints" / "model.zip"
+    if args.resume and pickled.exists() and not args.trust_checkpoint:
+        parser.error(f"--resume loads {pickled}, an SB3 checkpoint made of pickles, which can "
+                     "run any code when loaded; if the run folder is your own (or you trust its "
+                     "source), add --trust-checkpoint")
     if args.resume:
         run_dir = Path(args.resume)
         if not (run_dir / "config.yaml").is_file():
