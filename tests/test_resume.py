@@ -156,3 +156,46 @@ def test_expert_iteration_killed_by_sigkill_resumes_bit_identically(
     run_dir = killed_run(tmp_path, EXPERT, "update", 5)  # the third fit
     assert main(["--resume", str(run_dir)]) == 0
     assert_same_run(expert_reference, run_dir)
+
+
+EVERY_SEAT = {
+    "env_id": "texas_euchre-v1", "env_options": {"num_players": 4, "reward_mode": "win"},
+    "seed": 3, "total_timesteps": 400, "n_envs": 12, "engine": "batched", "progress_bar": False,
+    "algorithm": "every_seat_ppo", "every_seat_ppo": {"self_play_share": 0.5},
+    "ppo": {"n_steps": 12, "batch_size": 64, "n_epochs": 2, "net_arch": [16]},
+    # one snapshot kept: a dropped one still plays at tables in flight when a checkpoint is taken
+    "pool": {"random": 1.0, "heuristic": 1.0, "snapshots": 2.0, "latest": 1.0,
+             "snapshot_every": 90, "max_snapshots": 1},
+    "pretrain": {"games": 2, "epochs": 1},
+    "eval": {"every": 180, "games": 4, "final_games": 8},
+}
+
+
+@pytest.fixture(scope="module")
+def every_seat_reference(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    path = tmp_path_factory.mktemp("esp")
+    rotation = {**EVERY_SEAT, "pool": {**EVERY_SEAT["pool"], "snapshot_draw": "rollout"}}
+    return {"seat": one_run(path, EVERY_SEAT, "seat"), "rollout": one_run(path, rotation, "rot")}
+
+
+@pytest.mark.parametrize(("draw", "point", "n"), [
+    ("seat", "rollout", 30),             # in the third rollout
+    ("seat", "update", 7),               # in an update
+    ("rollout", "checkpoint-write", 3),  # half of the third checkpoint written
+])
+def test_every_seat_ppo_resumes_bit_identically(tmp_path: Path,
+                                                every_seat_reference: dict[str, Path],
+                                                draw: str, point: str, n: int) -> None:
+    config = {**EVERY_SEAT, "pool": {**EVERY_SEAT["pool"], "snapshot_draw": draw}}
+    run_dir = stopped_run(tmp_path, config, "stopped", point, n)
+    assert (run_dir / checkpoint.FOLDER / "latest.json").is_file()
+    assert main(["--resume", str(run_dir)]) == 0
+    assert_same_run(every_seat_reference[draw], run_dir)
+
+
+def test_every_seat_ppo_killed_by_sigkill_resumes_bit_identically(
+        tmp_path: Path, every_seat_reference: dict[str, Path]) -> None:
+    config = {**EVERY_SEAT, "pool": {**EVERY_SEAT["pool"], "snapshot_draw": "rollout"}}
+    run_dir = killed_run(tmp_path, config, "rollout", 45)
+    assert main(["--resume", str(run_dir)]) == 0
+    assert_same_run(every_seat_reference["rollout"], run_dir)

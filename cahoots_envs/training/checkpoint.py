@@ -326,3 +326,65 @@ def restore_logs(evaluator: Any, progress: Any, state: dict[str, Any] | None) ->
         elif log.path.is_file():
             log.path.unlink()
     evaluator.cpu_before = float(state.get("training_cpu", 0.0))
+
+
+# ---- the batched engine's games in flight ---------------------------------------------------
+def engine_state(prefix: str, engine: Any) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """A batched engine's games in flight, read from its attributes: every writable numpy array
+    (the games' state rows and their random streams), every dict of per-game ``bytearray`` (a long
+    game's spilled history), and its plain numbers and flags. Constants come along; setting
+    them again changes nothing."""
+    tensors: dict[str, np.ndarray] = {}
+    plain: dict[str, Any] = {}
+    spilled: dict[str, list[int]] = {}
+    for name, value in sorted(vars(engine).items()):
+        if isinstance(value, np.ndarray):
+            if value.flags.writeable:  # a read-only one is a constant table: never changes
+                tensors[f"{prefix}/{name}"] = value.copy()
+        elif isinstance(value, (bool, int, float, str)) or value is None:
+            plain[name] = value
+        elif isinstance(value, dict) and all(isinstance(v, bytearray) for v in value.values()):
+            spilled[name] = sorted(value)
+            for i in value:
+                tensors[f"{prefix}/{name}/{i}"] = np.frombuffer(bytes(value[i]), np.uint8).copy()
+        elif isinstance(value, dict) and name.startswith("_") and value:
+            raise ResumeError(f"{type(engine).__name__}.{name} holds state a checkpoint cannot "
+                              "save (scripted deals): checkpoints take dealt games only")
+    return tensors, {"plain": plain, "spilled": spilled}
+
+
+def restore_engine(prefix: str, engine: Any, tensors: dict[str, np.ndarray],
+                   meta: dict[str, Any]) -> None:
+    """Puts ``engine_state``'s arrays back, in place where the shapes agree (views into them
+    and arrays the caller holds stay valid), as new arrays where a buffer had grown."""
+    start = prefix + "/"
+    for key, value in tensors.items():
+        name = key[len(start):]
+        if not key.startswith(start) or "/" in name:
+            continue
+        own = getattr(engine, name)
+        if own.shape == value.shape and own.dtype == value.dtype:
+            own[...] = value
+        else:
+            setattr(engine, name, value.copy())
+    for name, value in meta["plain"].items():
+        setattr(engine, name, value)
+    for name, rows in meta["spilled"].items():
+        setattr(engine, name, {i: bytearray(tensors[f"{prefix}/{name}/{i}"].tobytes())
+                               for i in rows})
+
+
+# ---- network policies (the opponent pool's snapshots) ---------------------------------------
+def policy_tensors(prefix: str, policy: Any) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """A numpy network policy (an MLP or an action-scoring network) as the saved-policy format
+    holds it: its tensors, its architecture as JSON."""
+    return ({f"{prefix}/{k}": np.asarray(v).copy() for k, v in policy.tensors().items()},
+            policy.architecture())
+
+
+def policy_from(prefix: str, tensors: dict[str, np.ndarray], architecture: dict[str, Any]) -> Any:
+    from cahoots_envs.policies.saved import network_from_tensors
+
+    start = prefix + "/"
+    own = {k[len(start):]: v for k, v in tensors.items() if k.startswith(start)}
+    return network_from_tensors(own, architecture)
