@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -171,31 +172,62 @@ EVERY_SEAT = {
 }
 
 
+MASKABLE = {
+    "env_id": "cahoots_envs/kansas_city-v1", "env_options": {"hands": 1}, "seed": 4,
+    "total_timesteps": 192, "n_envs": 8, "engine": "batched", "progress_bar": False,
+    "checkpoint_every": 64,
+    "ppo": {"n_steps": 8, "batch_size": 32, "n_epochs": 2, "net_arch": [16]},
+    "pool": {"random": 1.0, "heuristic": 1.0, "snapshots": 2.0, "latest": 1.0,
+             "snapshot_every": 64, "max_snapshots": 1},
+    "pretrain": {"games": 2, "epochs": 1},
+    "eval": {"every": 96, "games": 4, "final_games": 8},
+}
+
+
+PPO = {"every_seat_ppo": EVERY_SEAT, "maskable_ppo": MASKABLE}
+
+
+def with_draw(algorithm: str, draw: str) -> dict[str, Any]:
+    config = PPO[algorithm]
+    return {**config, "pool": {**config["pool"], "snapshot_draw": draw}}
+
+
 @pytest.fixture(scope="module")
-def every_seat_reference(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    path = tmp_path_factory.mktemp("esp")
-    rotation = {**EVERY_SEAT, "pool": {**EVERY_SEAT["pool"], "snapshot_draw": "rollout"}}
-    return {"seat": one_run(path, EVERY_SEAT, "seat"), "rollout": one_run(path, rotation, "rot")}
+def ppo_reference(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str, str], Path]:
+    """The unstopped run of an algorithm's config with a snapshot draw, made once."""
+    made: dict[tuple[str, str], Path] = {}
+
+    def reference(algorithm: str, draw: str) -> Path:
+        if (algorithm, draw) not in made:
+            made[algorithm, draw] = one_run(tmp_path_factory.mktemp(algorithm),
+                                            with_draw(algorithm, draw), draw)
+        return made[algorithm, draw]
+
+    return reference
 
 
-@pytest.mark.parametrize(("draw", "point", "n"), [
-    ("seat", "rollout", 30),             # in the third rollout
-    ("seat", "update", 7),               # in an update
-    ("rollout", "checkpoint-write", 3),  # half of the third checkpoint written
+@pytest.mark.parametrize(("algorithm", "draw", "point", "n"), [
+    ("every_seat_ppo", "seat", "rollout", 30),             # in the third rollout (12 steps)
+    ("every_seat_ppo", "seat", "update", 7),               # in an update
+    ("every_seat_ppo", "rollout", "checkpoint-write", 3),  # half the third checkpoint written
+    ("maskable_ppo", "seat", "rollout", 20),               # in the third rollout (8 steps)
+    ("maskable_ppo", "rollout", "update", 5),              # in the second update (4 minibatches)
+    ("maskable_ppo", "seat", "checkpoint-write", 3),       # half the third checkpoint written
 ])
-def test_every_seat_ppo_resumes_bit_identically(tmp_path: Path,
-                                                every_seat_reference: dict[str, Path],
-                                                draw: str, point: str, n: int) -> None:
-    config = {**EVERY_SEAT, "pool": {**EVERY_SEAT["pool"], "snapshot_draw": draw}}
-    run_dir = stopped_run(tmp_path, config, "stopped", point, n)
+def test_ppo_resumes_bit_identically_without_trust(
+        tmp_path: Path, ppo_reference: Callable[[str, str], Path], algorithm: str, draw: str,
+        point: str, n: int) -> None:
+    run_dir = stopped_run(tmp_path, with_draw(algorithm, draw), "stopped", point, n)
     assert (run_dir / checkpoint.FOLDER / "latest.json").is_file()
-    assert main(["--resume", str(run_dir)]) == 0
-    assert_same_run(every_seat_reference[draw], run_dir)
+    assert main(["--resume", str(run_dir)]) == 0  # no --trust-checkpoint: no pickle is read
+    assert_same_run(ppo_reference(algorithm, draw), run_dir)
 
 
-def test_every_seat_ppo_killed_by_sigkill_resumes_bit_identically(
-        tmp_path: Path, every_seat_reference: dict[str, Path]) -> None:
-    config = {**EVERY_SEAT, "pool": {**EVERY_SEAT["pool"], "snapshot_draw": "rollout"}}
-    run_dir = killed_run(tmp_path, config, "rollout", 45)
+@pytest.mark.parametrize(("algorithm", "draw", "n"), [("every_seat_ppo", "rollout", 45),
+                                                      ("maskable_ppo", "seat", 13)])
+def test_ppo_killed_by_sigkill_resumes_bit_identically(
+        tmp_path: Path, ppo_reference: Callable[[str, str], Path], algorithm: str, draw: str,
+        n: int) -> None:
+    run_dir = killed_run(tmp_path, with_draw(algorithm, draw), "rollout", n)
     assert main(["--resume", str(run_dir)]) == 0
-    assert_same_run(every_seat_reference["rollout"], run_dir)
+    assert_same_run(ppo_reference(algorithm, draw), run_dir)

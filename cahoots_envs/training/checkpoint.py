@@ -40,8 +40,9 @@ FOLDER = Path("checkpoints") / "resume"
 LATEST = "latest.json"
 FORMAT = 1
 KEY = "cahoots_checkpoint"
-# config keys that do not change what a run computes (``--no-progress``)
-NOT_DIGESTED = ("progress_bar",)
+# config keys a resumed run may change: ``--no-progress``, and the budget (``--total-timesteps``,
+# to take a stopped or finished run further; the steps before it are the same under either)
+NOT_DIGESTED = ("progress_bar", "total_timesteps")
 
 
 class ResumeError(ConfigError):
@@ -308,8 +309,10 @@ def check_resume(config: Any, run_dir: Path) -> None:
 # ---- the run's logs -------------------------------------------------------------------------
 def logs_state(evaluator: Any, progress: Any) -> dict[str, Any]:
     """What the run plumbing keeps across a resume: the evaluation log and the progress rows so
-    far, and the CPU seconds trained (``eval.csv``'s ``cpu_seconds`` go on from there)."""
-    return {"eval_rows": evaluator.log.rows, "progress_rows": progress.rows,
+    far (``progress``: None where SB3's logger keeps them), and the CPU seconds trained
+    (``eval.csv``'s ``cpu_seconds`` go on from there)."""
+    return {"eval_rows": evaluator.log.rows,
+            "progress_rows": progress.rows if progress is not None else [],
             "training_cpu": evaluator.training_cpu()}
 
 
@@ -319,6 +322,8 @@ def restore_logs(evaluator: Any, progress: Any, state: dict[str, Any] | None) ->
     empty, as a new run's."""
     state = state or {}
     for log, key in ((evaluator.log, "eval_rows"), (progress, "progress_rows")):
+        if log is None:
+            continue
         log.rows = []
         rows = state.get(key, [])
         if rows:
@@ -388,3 +393,84 @@ def policy_from(prefix: str, tensors: dict[str, np.ndarray], architecture: dict[
     start = prefix + "/"
     own = {k[len(start):]: v for k, v in tensors.items() if k.startswith(start)}
     return network_from_tensors(own, architecture)
+
+
+# ---- the opponent pool and who sits at each table -------------------------------------------
+def _fixed_policies(pool: Any) -> list[Any]:
+    """The pool's policies that are not the learner's (bots, zoo and file policies): built
+    again from the config on resume, their generators' states restored."""
+    return [e.policy for g, es in pool.groups.items() if g not in ("snapshots", "latest")
+            for e in es]
+
+
+def seating_state(prefix: str, pool: Any, rotation: Any, latest: Any,
+                  seated: list[Any]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """The pool's learner-made part and the policies at the tables (``seated``, in the order a
+    seat machinery indexes them): bots by their place in the pool, ``latest`` and the snapshot
+    rotation by name, snapshots by their weights (also those the pool dropped that still sit at
+    a table in flight), and the generators of the pool's bots and of the rotation."""
+    snapshots: dict[str, Any] = {}
+
+    def named(policy: Any) -> dict[str, Any]:
+        if rotation is not None and policy is rotation:
+            return {"kind": "rotation"}
+        if latest is not None and policy is latest:
+            return {"kind": "latest"}
+        for group, entries in pool.groups.items():
+            for k, entry in enumerate(entries):
+                if entry.policy is policy and group != "snapshots":
+                    return {"kind": "pool", "group": group, "index": k}
+        snapshots[policy.name] = policy
+        return {"kind": "snapshot", "name": policy.name}
+
+    meta: dict[str, Any] = {
+        "seated": [named(policy) for policy in seated],
+        "pool_snapshots": [named(e.policy)["name"] for e in pool.groups.get("snapshots", [])
+                           if e.policy is not rotation],
+        "rotation": [named(p)["name"] for _, p in rotation.snapshots] if rotation else [],
+        "rotation_active": (named(rotation.active)["name"]
+                            if rotation is not None and rotation.active is not None else None),
+        "rotation_rng": rotation.draw_rng.bit_generator.state if rotation is not None else None,
+        "pool_rng": generator_states(_fixed_policies(pool)),
+    }
+    tensors: dict[str, np.ndarray] = {}
+    meta["snapshots"] = {}
+    for name, policy in snapshots.items():
+        arrays, meta["snapshots"][name] = policy_tensors(f"{prefix}/{name}", policy)
+        tensors |= arrays
+    return tensors, meta
+
+
+def restore_seating(prefix: str, meta: dict[str, Any], tensors: dict[str, np.ndarray],
+                    pool: Any, rotation: Any, latest: Any) -> list[Any]:
+    """``seating_state`` put back into a pool built afresh from the config; returns the seated
+    policies in their order."""
+    from cahoots_envs.training.pool import PoolEntry
+
+    snapshots = {}
+    for name, architecture in meta["snapshots"].items():
+        snapshots[name] = policy_from(f"{prefix}/{name}", tensors, architecture)
+        snapshots[name].name = name
+    if rotation is not None:
+        rotation.snapshots = [(name, snapshots[name]) for name in meta["rotation"]]
+        if meta["rotation_active"] is not None:
+            rotation.active_name = meta["rotation_active"]
+            rotation.active = snapshots[rotation.active_name]
+        if rotation.snapshots:
+            pool.groups["snapshots"] = [PoolEntry("snapshots", rotation, "snapshots")]
+        rotation.draw_rng.bit_generator.state = meta["rotation_rng"]
+    elif meta["pool_snapshots"]:
+        pool.groups["snapshots"] = [PoolEntry(name, snapshots[name], "snapshots")
+                                    for name in meta["pool_snapshots"]]
+    set_generator_states(_fixed_policies(pool), meta["pool_rng"])
+
+    def policy(seat: dict[str, Any]) -> Any:
+        if seat["kind"] == "rotation":
+            return rotation
+        if seat["kind"] == "latest":
+            return latest
+        if seat["kind"] == "pool":
+            return pool.groups[seat["group"]][seat["index"]].policy
+        return snapshots[seat["name"]]
+
+    return [policy(seat) for seat in meta["seated"]]

@@ -53,7 +53,7 @@ from cahoots_envs.training.actors import (
     scoring_actor,
 )
 from cahoots_envs.training.config import ConfigError, PPOConfig, TrainConfig
-from cahoots_envs.training.pool import OpponentPool, PoolEntry, SnapshotRotation
+from cahoots_envs.training.pool import OpponentPool, SnapshotRotation
 from cahoots_envs.training.run import CsvLog, Evaluator, Trained, check_engine
 
 DESCRIPTION = "every-seat PPO (parameter-shared self-play on the batched engine)"
@@ -384,55 +384,21 @@ def ppo_update(net: Any, optimizer: Any, batch: Rollout, s: PPOConfig,
 
 
 # ---- checkpoints ----------------------------------------------------------------------------
-def _fixed_policies(pool: OpponentPool) -> list[Any]:
-    """The pool's policies that are not the learner's (bots, zoo and file policies): built
-    again from the config on resume, their generators' states restored."""
-    return [e.policy for g, es in pool.groups.items() if g not in ("snapshots", "latest")
-            for e in es]
-
-
 def saved_state(net: Any, optimizer: Any, generator: Any, games: EverySeatGames,
                 pool: OpponentPool, rotation: SnapshotRotation | None,
                 latest: Any) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """Everything a rollout boundary holds: the network, Adam, torch's generators, the engine's
-    games in flight, who sits where (``games.policies`` by what they are), the snapshots (also
-    those dropped from the pool that still sit at a table), every opponent's generator."""
+    games in flight, who sits where and the snapshots (``checkpoint.seating_state``), the
+    games' own generator."""
     tensors = {**ck.module_tensors("net", net), **ck.torch_rng_tensors("rng", generator)}
     opt_tensors, opt_meta = ck.optimizer_state("opt", optimizer)
     engine_tensors, engine_meta = ck.engine_state("engine", games.engine)
-    tensors |= opt_tensors | engine_tensors
+    seat_tensors, seating = ck.seating_state("pool", pool, rotation, latest, games.policies)
+    tensors |= opt_tensors | engine_tensors | seat_tensors
     tensors |= {"games/learner": games.learner.copy(), "games/seat_policy": games.seat_policy.copy(),
                 "games/episode_return": games.episode_return.copy()}
-    snapshots: dict[str, Any] = {}
-
-    def named(policy: Any) -> dict[str, Any]:
-        if policy is rotation:
-            return {"kind": "rotation"}
-        if latest is not None and policy is latest:
-            return {"kind": "latest"}
-        for group, entries in pool.groups.items():
-            for k, entry in enumerate(entries):
-                if entry.policy is policy and group != "snapshots":
-                    return {"kind": "pool", "group": group, "index": k}
-        snapshots[policy.name] = policy
-        return {"kind": "snapshot", "name": policy.name}
-
-    seated = [named(policy) for policy in games.policies]
-    in_pool = [named(e.policy)["name"] for e in pool.groups.get("snapshots", [])
-               if e.policy is not rotation]
-    rotating = [named(policy)["name"] for _, policy in rotation.snapshots] if rotation else []
-    active = named(rotation.active)["name"] if rotation and rotation.active is not None else None
-    architectures = {}
-    for name, policy in snapshots.items():
-        arrays, architectures[name] = ck.policy_tensors(f"snapshot/{name}", policy)
-        tensors |= arrays
-    state = {"optimizer": opt_meta, "engine": engine_meta, "seated": seated,
-             "pool_snapshots": in_pool, "rotation": rotating, "rotation_active": active,
-             "snapshots": architectures,
-             "generators": {"games": games.rng.bit_generator.state,
-                            "rotation": rotation.draw_rng.bit_generator.state if rotation else None,
-                            "pool": ck.generator_states(_fixed_policies(pool))}}
-    return tensors, state
+    return tensors, {"optimizer": opt_meta, "engine": engine_meta, "seating": seating,
+                     "games_rng": games.rng.bit_generator.state}
 
 
 def restore(state: dict[str, Any], tensors: dict[str, np.ndarray], net: Any, optimizer: Any,
@@ -446,37 +412,9 @@ def restore(state: dict[str, Any], tensors: dict[str, np.ndarray], net: Any, opt
     games.learner[...] = tensors["games/learner"]
     games.seat_policy[...] = tensors["games/seat_policy"]
     games.episode_return[...] = tensors["games/episode_return"]
-    snapshots = {}
-    for name, architecture in state["snapshots"].items():
-        snapshots[name] = ck.policy_from(f"snapshot/{name}", tensors, architecture)
-        snapshots[name].name = name
-    if rotation is not None:
-        rotation.snapshots = [(name, snapshots[name]) for name in state["rotation"]]
-        if state["rotation_active"] is not None:
-            rotation.active_name = state["rotation_active"]
-            rotation.active = snapshots[rotation.active_name]
-        if rotation.snapshots:
-            pool.groups["snapshots"] = [PoolEntry("snapshots", rotation, "snapshots")]
-    elif state["pool_snapshots"]:
-        pool.groups["snapshots"] = [PoolEntry(name, snapshots[name], "snapshots")
-                                    for name in state["pool_snapshots"]]
-
-    def policy(seat: dict[str, Any]) -> Any:
-        if seat["kind"] == "rotation":
-            return rotation
-        if seat["kind"] == "latest":
-            return latest
-        if seat["kind"] == "pool":
-            return pool.groups[seat["group"]][seat["index"]].policy
-        return snapshots[seat["name"]]
-
-    games.policies = [policy(seat) for seat in state["seated"]]
+    games.policies = ck.restore_seating("pool", state["seating"], tensors, pool, rotation, latest)
     games._ids = {id(p): k for k, p in enumerate(games.policies)}
-    generators = state["generators"]
-    games.rng.bit_generator.state = generators["games"]
-    if rotation is not None:
-        rotation.draw_rng.bit_generator.state = generators["rotation"]
-    ck.set_generator_states(_fixed_policies(pool), generators["pool"])
+    games.rng.bit_generator.state = state["games_rng"]
 
 
 def crossed(steps: int, before: int, every: int) -> bool:
