@@ -1,6 +1,6 @@
 """Checkpoints and ``cahoots train --resume`` (issue 48): a run stopped at seeded points (in a
 rollout, in an update, in the middle of writing a checkpoint; in-process through the checkpoint
-module's stop points, and once per algorithm by SIGKILL of a subprocess) and resumed ends with
+module's stop points, and once per algorithm by SIGTERM or SIGKILL of a subprocess) and resumed ends with
 the same saved policy, tensor for tensor, and the same evaluation log as a run never stopped."""
 
 from __future__ import annotations
@@ -139,22 +139,24 @@ def test_a_checkpoint_of_another_config_is_refused_in_one_line(
         assert len(err.splitlines()) == 1 and words in err, err
 
 
-def killed_run(tmp_path: Path, config: dict[str, Any], point: str, n: int) -> Path:
-    """The run in a subprocess, killed by SIGKILL the n-th time it passes ``point``."""
+def killed_run(tmp_path: Path, config: dict[str, Any], point: str, n: int,
+               signal: str = "KILL") -> Path:
+    """The run in a subprocess, killed by SIGKILL (or SIGTERM) the n-th time it passes
+    ``point``."""
     runs = tmp_path / "killed"
-    env = {**os.environ, checkpoint.ENV_STOP: f"{point}:{n}",
+    env = {**os.environ, checkpoint.ENV_STOP: f"{point}:{n}:{signal}",
            "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     done = subprocess.run([sys.executable, "-m", "cahoots_envs.training.train", "--config",
                            str(write(tmp_path, config, "killed")), "--runs-dir", str(runs)],
                           env=env, capture_output=True, text=True, timeout=600, check=False)
-    assert done.returncode == -9, done.stderr[-3000:]
+    assert done.returncode == (-15 if signal == "TERM" else -9), done.stderr[-3000:]
     (run_dir,) = runs.iterdir()
     return run_dir
 
 
-def test_expert_iteration_killed_by_sigkill_resumes_bit_identically(
+def test_expert_iteration_stopped_by_sigterm_resumes_bit_identically(
         tmp_path: Path, expert_reference: Path) -> None:
-    run_dir = killed_run(tmp_path, EXPERT, "update", 5)  # the third fit
+    run_dir = killed_run(tmp_path, EXPERT, "update", 5, "TERM")  # in the third fit
     assert main(["--resume", str(run_dir)]) == 0
     assert_same_run(expert_reference, run_dir)
 

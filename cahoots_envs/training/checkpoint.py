@@ -55,16 +55,17 @@ class SimulatedStop(BaseException):
     ``BaseException``, so no ``except Exception`` of the run catches it."""
 
 
-_ARMED: dict[str, list[Any]] = {}  # point -> [passes left, kill the process]
+_ARMED: dict[str, list[Any]] = {}  # point -> [passes left, the signal to end the process by]
 _ENV_READ = False
-ENV_STOP = "CAHOOTS_TEST_STOP"  # "point:n": SIGKILL this process at the n-th pass of point
+# "point:n" or "point:n:TERM": SIGKILL (or SIGTERM) this process at the n-th pass of point
+ENV_STOP = "CAHOOTS_TEST_STOP"
 
 
 def arm_stop(point: str, n: int) -> None:
     """Stop the run (``SimulatedStop``) the ``n``-th time it passes ``point`` (``"rollout"``,
     ``"update"``, ``"checkpoint-write"``, ``"checkpoint-latest"``); ``n`` 0 disarms it."""
     if n > 0:
-        _ARMED[point] = [n, False]
+        _ARMED[point] = [n, None]
     else:
         _ARMED.pop(point, None)
 
@@ -72,13 +73,13 @@ def arm_stop(point: str, n: int) -> None:
 def stop_point(point: str) -> None:
     """A place where a test may stop the run: an armed stop (``arm_stop``) raises
     ``SimulatedStop``; ``CAHOOTS_TEST_STOP=point:n`` in the environment kills the process with
-    SIGKILL there (a subprocess test's kill at a seeded point)."""
+    SIGKILL there (``point:n:TERM``: SIGTERM), a subprocess test's kill at a seeded point."""
     global _ENV_READ
     if not _ENV_READ:
         _ENV_READ = True
-        name, _, count = os.environ.get(ENV_STOP, "").partition(":")
+        name, count, how = [*os.environ.get(ENV_STOP, "").split(":"), "", ""][:3]
         if name:
-            _ARMED[name] = [int(count or 1), True]
+            _ARMED[name] = [int(count or 1), signal.SIGTERM if how == "TERM" else signal.SIGKILL]
     armed = _ARMED.get(point)
     if armed is None:
         return
@@ -86,8 +87,9 @@ def stop_point(point: str) -> None:
     if armed[0] > 0:
         return
     del _ARMED[point]
-    if armed[1]:
-        os.kill(os.getpid(), signal.SIGKILL)
+    if armed[1] is not None:
+        os.kill(os.getpid(), armed[1])
+        time.sleep(5)  # SIGTERM's default action ends the process before this returns
     raise SimulatedStop(point)
 
 
