@@ -1,7 +1,8 @@
 """Checkpoints and ``cahoots train --resume`` (issue 48): a run stopped at seeded points (in a
 rollout, in an update, in the middle of writing a checkpoint; in-process through the checkpoint
-module's stop points, and once per algorithm by SIGTERM or SIGKILL of a subprocess) and resumed ends with
-the same saved policy, tensor for tensor, and the same evaluation log as a run never stopped."""
+module's stop points, and once per algorithm by SIGTERM or SIGKILL of a subprocess) and resumed
+ends with the same saved policy, tensor for tensor, and the same evaluation log as a run never
+stopped."""
 
 from __future__ import annotations
 
@@ -137,6 +138,36 @@ def test_a_checkpoint_of_another_config_is_refused_in_one_line(
         assert main(["--resume", str(run_dir)]) == 2
         err = capsys.readouterr().err.strip()
         assert len(err.splitlines()) == 1 and words in err, err
+
+
+def test_checkpoints_keep_the_last_k_and_a_stopped_write_leaves_the_previous_latest(
+        tmp_path: Path) -> None:
+    from safetensors import safe_open
+
+    from cahoots_envs.training.config import TrainConfig
+
+    config = TrainConfig(env_id="kansas_city-v1", checkpoint_keep=2)
+    saver = checkpoint.Checkpoints(config, tmp_path)
+    for k in range(1, 5):
+        saver.save(k, {"x": np.full(3, k, np.float32)}, {"k": k})
+    names = sorted(p.name for p in (tmp_path / checkpoint.FOLDER).iterdir())
+    assert names == ["checkpoint-000003.safetensors", "checkpoint-000004.safetensors",
+                     "latest.json"]
+    for point in ("checkpoint-write", "checkpoint-latest", "latest-write"):
+        arm_stop(point, 1)
+        with pytest.raises(SimulatedStop):
+            saver.save(5, {"x": np.zeros(3, np.float32)}, {"k": 5})
+        tensors, record = saver.load()  # still the fourth: the fifth was never named the latest
+        assert record["iteration"] == 4 and record["state"] == {"k": 4}
+        assert tensors["x"].tolist() == [4.0, 4.0, 4.0]
+    assert not list((tmp_path / checkpoint.FOLDER).glob("*.tmp"))  # load() cleared them
+    # data only: safetensors' header and raw arrays, the record as JSON in the header
+    path = tmp_path / checkpoint.FOLDER / "checkpoint-000004.safetensors"
+    with safe_open(str(path), framework="numpy") as f:
+        assert json.loads(f.metadata()[checkpoint.KEY])["algorithm"] == "maskable_ppo"
+    (tmp_path / checkpoint.FOLDER / "latest.json").write_text('{"file": "gone.safetensors"}')
+    with pytest.raises(checkpoint.ResumeError, match="does not name a readable checkpoint"):
+        saver.load()
 
 
 def killed_run(tmp_path: Path, config: dict[str, Any], point: str, n: int,
