@@ -46,7 +46,7 @@ def add_parser(sub: SubParsers, name: str) -> argparse.ArgumentParser:
             examples:
               cahoots train --config kansas_city --total-timesteps 20000
               cahoots train --config my_config.yaml
-              cahoots train --resume runs/<run> --trust-checkpoint
+              cahoots train --resume runs/<run>
         """) + "\n\n" + textwrap.fill(
             "--config takes a YAML file or the name of a config shipped in the package: "
             + ", ".join(packaged_configs()) + ".", 78),

@@ -148,7 +148,10 @@ class TrainConfig:
     team: bool = False  # cooperative games: one shared policy plays every seat
     reward_scale: float = 1.0  # multiplies training rewards (env_options.reward_mode sets their kind)
     torch_threads: int = 1
-    checkpoint_every: int = 100_000
+    checkpoint_every: int = 100_000  # MaskablePPO: learner steps between checkpoints
+    # expert iteration and every-seat PPO: minutes between checkpoints (0: every iteration)
+    checkpoint_minutes: float = 0.0
+    checkpoint_keep: int = 3  # checkpoints kept in checkpoints/resume/ (older ones removed)
     progress_bar: bool = True
     description: str = ""
     ppo: PPOConfig = field(default_factory=PPOConfig)
@@ -476,6 +479,7 @@ def check(config: TrainConfig) -> None:
         "ppo.n_steps": config.ppo.n_steps, "ppo.batch_size": config.ppo.batch_size,
         "ppo.n_epochs": config.ppo.n_epochs, "pool.snapshot_every": config.pool.snapshot_every,
         "eval.every": config.eval.every, "checkpoint_every": config.checkpoint_every,
+        "checkpoint_keep": config.checkpoint_keep,
         "torch_threads": config.torch_threads, "eval.games": config.eval.games,
         "eval.final_games": config.eval.final_games, "pretrain.epochs": config.pretrain.epochs,
         "pretrain.batch_size": config.pretrain.batch_size,
@@ -488,7 +492,8 @@ def check(config: TrainConfig) -> None:
         if not value > 0 or not math.isfinite(value):  # NaN fails both
             raise ConfigError(f"{key} must be positive, got {value}")
     at_least_zero = {
-        "pretrain.games": config.pretrain.games, "ppo.ent_coef": config.ppo.ent_coef,
+        "pretrain.games": config.pretrain.games, "checkpoint_minutes": config.checkpoint_minutes,
+        "ppo.ent_coef": config.ppo.ent_coef,
         "ppo.vf_coef": config.ppo.vf_coef, "pretrain.value_coef": config.pretrain.value_coef,
         "pool.random": config.pool.random, "pool.heuristic": config.pool.heuristic,
         "pool.snapshots": config.pool.snapshots, "pool.latest": config.pool.latest,

@@ -45,6 +45,7 @@ import numpy as np
 from cahoots_envs.core.policy import Policy
 from cahoots_envs.errors import IllegalActionError
 from cahoots_envs.policies.network import MLPPolicy
+from cahoots_envs.training import checkpoint as ck
 from cahoots_envs.training.actors import (
     ScoringActor,
     check_network,
@@ -294,6 +295,7 @@ class EverySeatGames:
         ledger = SeatLedger(steps, n, self.num_players)
         move = np.zeros(n, np.int64)
         for t in range(steps):
+            ck.stop_point("rollout")
             mover = e.to_move.copy()
             ours = self.self_play | (mover == self.learner)
             rows = np.flatnonzero(ours)
@@ -359,6 +361,7 @@ def ppo_update(net: Any, optimizer: Any, batch: Rollout, s: PPOConfig,
     for _ in range(s.n_epochs):
         order = torch.randperm(size, generator=generator)
         for start in range(0, size, s.batch_size):
+            ck.stop_point("update")
             idx = order[start:start + s.batch_size]
             values, logp, entropy = net.evaluate_actions(obs[idx], actions[idx], masks[idx])
             a = advs[idx]
@@ -380,6 +383,40 @@ def ppo_update(net: Any, optimizer: Any, batch: Rollout, s: PPOConfig,
     return {k: v / max(updates, 1) for k, v in stats.items()} | {"transitions": float(size)}
 
 
+# ---- checkpoints ----------------------------------------------------------------------------
+def saved_state(net: Any, optimizer: Any, generator: Any, games: EverySeatGames,
+                pool: OpponentPool, rotation: SnapshotRotation | None,
+                latest: Any) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """Everything a rollout boundary holds: the network, Adam, torch's generators, the engine's
+    games in flight, who sits where and the snapshots (``checkpoint.seating_state``), the
+    games' own generator."""
+    tensors = {**ck.module_tensors("net", net), **ck.torch_rng_tensors("rng", generator)}
+    opt_tensors, opt_meta = ck.optimizer_state("opt", optimizer)
+    engine_tensors, engine_meta = ck.engine_state("engine", games.engine)
+    seat_tensors, seating = ck.seating_state("pool", pool, rotation, latest, games.policies)
+    tensors |= opt_tensors | engine_tensors | seat_tensors
+    tensors |= {"games/learner": games.learner.copy(), "games/seat_policy": games.seat_policy.copy(),
+                "games/episode_return": games.episode_return.copy()}
+    return tensors, {"optimizer": opt_meta, "engine": engine_meta, "seating": seating,
+                     "games_rng": games.rng.bit_generator.state}
+
+
+def restore(state: dict[str, Any], tensors: dict[str, np.ndarray], net: Any, optimizer: Any,
+            generator: Any, games: EverySeatGames, pool: OpponentPool,
+            rotation: SnapshotRotation | None, latest: Any) -> None:
+    """``saved_state`` put back into a run built afresh from the same config."""
+    ck.load_module("net", net, tensors)
+    ck.load_optimizer("opt", optimizer, tensors, state["optimizer"])
+    ck.load_torch_rng("rng", generator, tensors)
+    ck.restore_engine("engine", games.engine, tensors, state["engine"])
+    games.learner[...] = tensors["games/learner"]
+    games.seat_policy[...] = tensors["games/seat_policy"]
+    games.episode_return[...] = tensors["games/episode_return"]
+    games.policies = ck.restore_seating("pool", state["seating"], tensors, pool, rotation, latest)
+    games._ids = {id(p): k for k, p in enumerate(games.policies)}
+    games.rng.bit_generator.state = state["games_rng"]
+
+
 def crossed(steps: int, before: int, every: int) -> bool:
     return steps // every != before // every
 
@@ -391,8 +428,6 @@ def train(config: TrainConfig, run_dir: Path, resume: bool, evaluator: Evaluator
 
     from cahoots_envs.training.maskable_ppo import add_snapshot, build_pool, pretrain
 
-    if resume:
-        raise ConfigError("every_seat_ppo keeps no checkpoint to resume from; start a new run")
     section: EverySeatConfig = config.sections.get(SECTION) or EverySeatConfig()
     check_engine(dataclasses.replace(config, engine="batched"))  # it trains on the batched engine
     torch.set_num_threads(config.torch_threads)
@@ -413,8 +448,15 @@ def train(config: TrainConfig, run_dir: Path, resume: bool, evaluator: Evaluator
         """The actor as a numpy policy (saves, plays in the pool and the evaluations)."""
         return MLPPolicy.from_sb3(net) if scorer is None else scorer.policy()
 
+    checkpoints = ck.Checkpoints(config, run_dir)
+    loaded = checkpoints.load() if resume else None
+    progress = CsvLog(run_dir / "progress.csv")
+    if resume:
+        ck.restore_logs(evaluator, progress, loaded[1]["state"] if loaded else None)
+        print(f"resuming from {checkpoints.folder}: rollout {loaded[1]['iteration']}"
+              if loaded else f"no checkpoint in {run_dir}; starting from scratch", flush=True)
     pretrain_stats = None
-    if config.pretrain.games > 0:
+    if config.pretrain.games > 0 and loaded is None:
         pretrain_stats = (pretrain(config, SimpleNamespace(policy=net), evaluator, run_dir)
                           if scorer is None else scorer.pretrain(evaluator, run_dir))
     latest = None
@@ -423,13 +465,19 @@ def train(config: TrainConfig, run_dir: Path, resume: bool, evaluator: Evaluator
         latest.name = "latest"
         pool.set_only("latest", "latest", latest)
     optimizer = torch.optim.Adam(net.parameters(), lr=p.learning_rate, eps=1e-5)
-    progress = CsvLog(run_dir / "progress.csv")
-    steps = 0
-    t0 = time.time()
+    steps, iteration, seconds_before = 0, 0, 0.0
+    if loaded is not None:
+        tensors, record = loaded
+        state = record["state"]
+        restore(state, tensors, net, optimizer, generator, games, pool, rotation, latest)
+        steps, iteration = state["steps"], record["iteration"]
+        seconds_before, pretrain_stats = state["seconds"], state["behaviour_cloning"]
+    t0 = time.time() - seconds_before
     print(f"every-seat PPO: {config.n_envs} games ({int(games.self_play.sum())} with the network "
           f"in every seat), rollouts of {p.n_steps} engine steps, to "
           f"{config.total_timesteps:,} decisions", flush=True)
     while steps < config.total_timesteps:
+        iteration += 1
         if rotation is not None:
             rotation.draw()
         if latest is not None:
@@ -451,6 +499,11 @@ def train(config: TrainConfig, run_dir: Path, resume: bool, evaluator: Evaluator
         if crossed(steps, before, config.eval.every):
             text = evaluator.check(export(), steps, seed=config.seed + steps)
             print(f"[{steps:,} steps, {time.time() - t0:.0f}s] eval: {text}", flush=True)
+        if checkpoints.due(last=steps >= config.total_timesteps):
+            tensors, state = saved_state(net, optimizer, generator, games, pool, rotation, latest)
+            checkpoints.save(iteration, tensors, {
+                **state, "steps": steps, "seconds": time.time() - t0,
+                "behaviour_cloning": pretrain_stats, **ck.logs_state(evaluator, progress)})
     return Trained(learner=export(), timesteps=steps, seconds=time.time() - t0,
                    description=DESCRIPTION,
                    metadata={"behaviour_cloning": pretrain_stats,

@@ -52,6 +52,20 @@ from cahoots_envs.envinfo import env_info
 from cahoots_envs.policies.loading import load_policy
 from cahoots_envs.policies.network import MLPPolicy
 from cahoots_envs.training.actors import check_network, network_problems, scoring_actor
+from cahoots_envs.training.checkpoint import (
+    Checkpoints,
+    generator_states,
+    load_module,
+    load_optimizer,
+    load_torch_rng,
+    logs_state,
+    module_tensors,
+    optimizer_state,
+    restore_logs,
+    set_generator_states,
+    stop_point,
+    torch_rng_tensors,
+)
 from cahoots_envs.training.config import ConfigError, TrainConfig
 from cahoots_envs.training.run import CsvLog, Evaluator, Trained, check_engine
 
@@ -247,6 +261,7 @@ def collect_positions(config: TrainConfig, section: ExpertIterationConfig, sampl
     decisions = 0
     move = np.zeros(n, np.int64)
     while len(games) < count:
+        stop_point("rollout")
         mover = e.to_move.copy()
         ours = every | (mover == seat)
         rows = np.flatnonzero(ours)
@@ -335,6 +350,7 @@ def fit(actor: Any, optimizer: Any, data: list[Labelled], section: ExpertIterati
     for _ in range(section.epochs):
         order = torch.randperm(size, generator=generator)
         for start in range(0, size, section.batch_size):
+            stop_point("update")
             idx = order[start:start + section.batch_size]
             logits = actor.logits(obs[idx], None if features is None else features[idx])
             logp = torch.log_softmax(masked_logits(logits, masks[idx]), -1)
@@ -359,8 +375,6 @@ def train(config: TrainConfig, run_dir: Path, resume: bool, evaluator: Evaluator
 
     from cahoots_envs.training.every_seat_ppo import crossed
 
-    if resume:
-        raise ConfigError(f"{SECTION} keeps no checkpoint to resume from; start a new run")
     section: ExpertIterationConfig = config.sections.get(SECTION) or ExpertIterationConfig()
     check_engine(dataclasses.replace(config, engine="batched"))  # it searches on the engine
     torch.set_num_threads(config.torch_threads)
@@ -370,10 +384,17 @@ def train(config: TrainConfig, run_dir: Path, resume: bool, evaluator: Evaluator
     info = env_info(config.env_id, options)
     network = make_actor(config, section, info)
     net = network.net
+    checkpoints = Checkpoints(config, run_dir)
+    loaded = checkpoints.load() if resume else None
+    progress = CsvLog(run_dir / "progress.csv")
+    if resume:
+        restore_logs(evaluator, progress, loaded[1]["state"] if loaded else None)
+        print(f"resuming from {checkpoints.folder}: iteration {loaded[1]['iteration']}"
+              if loaded else f"no checkpoint in {run_dir}; starting from scratch", flush=True)
     pretrain_stats = None
-    if section.start:
+    if loaded is None and section.start:
         network.start(section.start)
-    elif config.pretrain.games > 0:
+    elif loaded is None and config.pretrain.games > 0:
         pretrain_stats = network.pretrain(evaluator, run_dir)
     net.eval()
     opponent = None
@@ -381,14 +402,26 @@ def train(config: TrainConfig, run_dir: Path, resume: bool, evaluator: Evaluator
         opponent = load_policy(section.opponent, config.env_id, options, seed=config.seed + 19)
     most = section.max_moves
     optimizer = torch.optim.Adam(net.parameters(), lr=section.learning_rate)
-    progress = CsvLog(run_dir / "progress.csv")
     window: list[Labelled] = []
-    steps, iteration = 0, 0
-    t0 = time.time()
+    steps, iteration, seconds_before = 0, 0, 0.0
+    if loaded is not None:
+        tensors, record = loaded
+        state = record["state"]
+        load_module("net", net, tensors)
+        load_optimizer("opt", optimizer, tensors, state["optimizer"])
+        load_torch_rng("rng", generator, tensors)
+        set_generator_states(opponent, state["opponent_rng"])
+        window = [Labelled(tensors[f"window/{k}/obs"], tensors[f"window/{k}/masks"],
+                           tensors[f"window/{k}/targets"], changed, gain)
+                  for k, (changed, gain) in enumerate(state["window"])]
+        steps, iteration = state["steps"], record["iteration"]
+        seconds_before, pretrain_stats = state["seconds"], state["behaviour_cloning"]
+        net.eval()
+    t0 = time.time() - seconds_before
     print(f"expert iteration: {section.positions:,} positions an iteration from {config.n_envs} "
           f"games, search {section.search} over the {network.kind} network (rollouts: "
           f"{section.rollout}), to {config.total_timesteps:,} positions", flush=True)
-    if section.start:
+    if section.start and loaded is None:
         text = evaluator.check(network.policy(), 0, seed=config.seed)
         print(f"[start: {section.start}] eval: {text}", flush=True)
     while steps < config.total_timesteps:
@@ -419,6 +452,18 @@ def train(config: TrainConfig, run_dir: Path, resume: bool, evaluator: Evaluator
         if crossed(steps, before, config.eval.every) or steps >= config.total_timesteps:
             text = evaluator.check(network.policy(), steps, seed=config.seed + steps)
             print(f"[{steps:,} positions, {time.time() - t0:.0f}s] eval: {text}", flush=True)
+        if checkpoints.due(last=steps >= config.total_timesteps):
+            tensors = {**module_tensors("net", net), **torch_rng_tensors("rng", generator)}
+            opt_tensors, opt_meta = optimizer_state("opt", optimizer)
+            tensors.update(opt_tensors)
+            for k, d in enumerate(window):
+                tensors.update({f"window/{k}/obs": d.obs, f"window/{k}/masks": d.masks,
+                                f"window/{k}/targets": d.targets})
+            checkpoints.save(iteration, tensors, {
+                "steps": steps, "seconds": time.time() - t0, "optimizer": opt_meta,
+                "opponent_rng": generator_states(opponent),
+                "window": [[d.changed, d.gain] for d in window],
+                "behaviour_cloning": pretrain_stats, **logs_state(evaluator, progress)})
     return Trained(learner=network.policy(), timesteps=steps, seconds=time.time() - t0,
                    description=DESCRIPTION,
                    metadata={"behaviour_cloning": pretrain_stats,

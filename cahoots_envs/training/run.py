@@ -159,10 +159,12 @@ class Evaluator:
         self.specs = [] if config.team else available_opponents(config, config.eval.opponents)
         self._cpu_start = time.process_time()
         self._eval_cpu = 0.0
+        self.cpu_before = 0.0  # training CPU seconds of the run before a --resume
 
     def training_cpu(self) -> float:
-        """CPU seconds of this process since the run started, evaluations left out."""
-        return time.process_time() - self._cpu_start - self._eval_cpu
+        """CPU seconds the run has trained since it started (across ``--resume``), evaluations
+        left out."""
+        return self.cpu_before + time.process_time() - self._cpu_start - self._eval_cpu
 
     def opponents(self, seed: int) -> dict[str, Any]:
         """The evaluation opponents, loaded afresh for each evaluation and seeded by it: two

@@ -2,14 +2,15 @@
 
     cahoots train --config configs/kansas_city.yaml
     python -m cahoots_envs.training.train --config configs/kansas_city.yaml   # the same
-    cahoots train --resume runs/<run> --trust-checkpoint                        # continue a run
+    cahoots train --resume runs/<run>                                           # continue a run
 
 The config's ``algorithm`` (``maskable_ppo``, the default; see
 ``cahoots_envs.training.algorithms``) trains; the run plumbing (``cahoots_envs.training.run``)
 makes the run folder ``runs/<env>__<algorithm tag>__<seed>__<time>/`` with the config,
 ``eval.csv`` (periodic evaluation against random and heuristic opponents),
 ``learning_curve.png``, the algorithm's own files (MaskablePPO: SB3's ``progress.csv`` and
-TensorBoard events, ``checkpoints/`` for ``--resume``, ``policy_sb3.zip``), and the final
+TensorBoard events, ``policy_sb3.zip``), ``checkpoints/resume/`` for ``--resume`` (every
+algorithm; ``cahoots_envs.training.checkpoint``), and the final
 ``policy.safetensors`` + ``policy.json`` (the saved-policy format; load with
 ``cahoots_envs.load_policy(path, env_id)``).
 """
@@ -24,6 +25,8 @@ from typing import Any
 
 from cahoots_envs.core.arguments import OneLineParser
 from cahoots_envs.training.algorithms import algorithm
+from cahoots_envs.training.checkpoint import FOLDER as CHECKPOINTS
+from cahoots_envs.training.checkpoint import LATEST, check_resume
 from cahoots_envs.training.config import ConfigError, TrainConfig, load_config, packaged_configs
 from cahoots_envs.training.run import (
     Evaluator,
@@ -45,6 +48,8 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False,
     new runs); otherwise it writes into ``run_dir`` as given. The result's ``run_dir`` says
     which."""
     train_algorithm = algorithm(config.algorithm).load()
+    if resume:  # before the folder's config.yaml is written again: one line if it cannot fit
+        check_resume(config, run_dir)
     run_dir = start(config, run_dir, fresh)
     evaluator = Evaluator(config, run_dir)
     trained = train_algorithm(config, run_dir, resume, evaluator)
@@ -93,8 +98,11 @@ def _main(argv: list[str] | None = None) -> int:
                         + ", ".join(packaged_configs()))
     parser.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its checkpoint")
     parser.add_argument("--trust-checkpoint", action="store_true",
-                        help="needed with --resume: RUN_DIR/checkpoints/model.zip holds pickles "
-                             "(SB3), which can run code when loaded; resume only your own runs")
+                        help="needed with --resume of a run that has only SB3's "
+                             "RUN_DIR/checkpoints/model.zip (MaskablePPO runs of earlier "
+                             "versions), which holds pickles that can run code when loaded; "
+                             "resume only your own runs (checkpoints/resume/, safetensors + "
+                             "JSON, needs no trust)")
     parser.add_argument("--runs-dir", default="runs", help="where run folders go (default runs/)")
     parser.add_argument("--total-timesteps", type=positive_int, metavar="N",
                         help="override the config's total_timesteps (a positive int)")
@@ -102,10 +110,12 @@ def _main(argv: list[str] | None = None) -> int:
                         help="override the config's seed (an int >= 0)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
-    if args.resume and not args.trust_checkpoint:
-        parser.error(f"--resume loads {Path(args.resume) / 'checkpoints' / 'model.zip'}, an SB3 "
-                     "checkpoint made of pickles, which can run any code when loaded; if the run "
-                     "folder is your own (or you trust its source), add --trust-checkpoint")
+    pickled = Path(args.resume or ".") / "checkpoints" / "model.zip"
+    own = Path(args.resume or ".") / CHECKPOINTS / LATEST  # safetensors + JSON: no trust needed
+    if args.resume and pickled.exists() and not own.exists() and not args.trust_checkpoint:
+        parser.error(f"--resume loads {pickled}, an SB3 checkpoint made of pickles, which can "
+                     "run any code when loaded; if the run folder is your own (or you trust its "
+                     "source), add --trust-checkpoint")
     if args.resume:
         run_dir = Path(args.resume)
         if not (run_dir / "config.yaml").is_file():
