@@ -26,5 +26,5 @@ lock() {  # lock FILE EXTRAS: one fresh venv, the extras installed, frozen into 
   } > "constraints/$file.txt"
   echo "wrote constraints/$file.txt ($(grep -vc '^#' "constraints/$file.txt") pins)"
 }
-lock main "train,eval,dev,bench,fast,web,clients"
+lock main "train,eval,dev,bench,fast,web,clients,render"
 lock rllib "rllib,dev"

@@ -118,7 +118,7 @@ in `goals.json`.
 | option | default | accepts | meaning | saved policy |
 |---|---|---|---|---|
 | `num_players` | `3` | one of 1, 2, 3, 4 | number of seats | must match |
-| `render_mode` | `None` | one of None, 'ansi', 'human' | `'ansi'` returns a text table, `'human'` prints it | may differ |
+| `render_mode` | `None` | one of None, 'ansi', 'human', 'rgb_array' | `'ansi'` returns a text table, `'human'` prints it, `'rgb_array'` returns an image frame (HxWx3 uint8; needs Pillow, the `render` extra) | may differ |
 | `reward_mode` | `'win'` | one of 'win', 'points' | `'win'`: rewards at game end only; `'points'`: rewarded as rulebook points are awarded | may differ |
 | `difficulty` | `'normal'` | one of 'beginner', 'normal', 'expert', 'insane' | number of goals (§1.4): 15/18/21/24 with 1–3 players, 12/15/18/21 with 4 | may differ |
 | `num_goals` | `None` | an int from 1 to 50 or one of None | play with this many goals instead (overrides `difficulty`) | may differ |

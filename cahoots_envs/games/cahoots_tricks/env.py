@@ -59,7 +59,7 @@ Rules spec: `docs/rules/cahoots_tricks.md` (section numbers below refer to it).
 | option | default | accepts | meaning | saved policy |
 |---|---|---|---|---|
 | `num_players` | `4` | one of 3, 4 | number of seats | must match |
-| `render_mode` | `None` | one of None, 'ansi', 'human' | `'ansi'` returns a text table, `'human'` prints it | may differ |
+| `render_mode` | `None` | one of None, 'ansi', 'human', 'rgb_array' | `'ansi'` returns a text table, `'human'` prints it, `'rgb_array'` returns an image frame (HxWx3 uint8; needs Pillow, the `render` extra) | may differ |
 | `reward_mode` | `'win'` | one of 'win', 'points' | `'win'`: rewards at game end only; `'points'`: rewarded as rulebook points are awarded | may differ |
 | `scoring` | `'cards'` | one of 'cards', 'face_value' | `'cards'`: 1 point per point card (§2.3); `'face_value'`: the scoring variant, a point card counts its value (§2.5) | must match |
 | `point_split` | `'draft'` | one of 'draft', 'random' | face-value variant only (§2.5): `'draft'`: the scoring winners take the point cards one at a time in snake order (`take 6S`); `'random'`: dealt out at random | must match |

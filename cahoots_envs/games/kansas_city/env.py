@@ -59,7 +59,7 @@ Rules spec: `docs/rules/kansas_city.md` (section numbers below refer to it).
 | option | default | accepts | meaning | saved policy |
 |---|---|---|---|---|
 | `num_players` | `4` | one of 4, 5 | number of seats | must match |
-| `render_mode` | `None` | one of None, 'ansi', 'human' | `'ansi'` returns a text table, `'human'` prints it | may differ |
+| `render_mode` | `None` | one of None, 'ansi', 'human', 'rgb_array' | `'ansi'` returns a text table, `'human'` prints it, `'rgb_array'` returns an image frame (HxWx3 uint8; needs Pillow, the `render` extra) | may differ |
 | `reward_mode` | `'win'` | one of 'win', 'points' | `'win'`: rewards at game end only; `'points'`: rewarded as rulebook points are awarded | may differ |
 | `hands` | `3` | an int from 1 to 10 or one of 'per_player' | hands in a game (§4.4): 3, or `'per_player'` for the longer game | may differ |
 | `card_backs` | `'ranks'` | one of 'ranks', 'hidden' | what a card's back shows (K1): `'ranks'`: the trump symbol and the card's rank, so the ranks in every hand and in every pass are public (the printed game); `'hidden'`: the trump symbol only, so the ranks of others' cards in hand and of passes between others are private (trump ranks, plays, voids, hand sizes and captured 4s stay public) | must match |

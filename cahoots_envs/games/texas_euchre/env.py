@@ -64,7 +64,7 @@ bad**: the lowest total wins.
 | option | default | accepts | meaning | saved policy |
 |---|---|---|---|---|
 | `num_players` | `4` | one of 3, 4, 5, 6 | number of seats | must match |
-| `render_mode` | `None` | one of None, 'ansi', 'human' | `'ansi'` returns a text table, `'human'` prints it | may differ |
+| `render_mode` | `None` | one of None, 'ansi', 'human', 'rgb_array' | `'ansi'` returns a text table, `'human'` prints it, `'rgb_array'` returns an image frame (HxWx3 uint8; needs Pillow, the `render` extra) | may differ |
 | `reward_mode` | `'win'` | one of 'win', 'points' | `'win'`: rewards at game end only; `'points'`: rewarded as rulebook points are awarded | may differ |
 | `target_score` | `100` | an int from 1 to 10000 | the game ends after the round in which someone reaches this score (§3.2.6, A6) | may differ |
 | `face_card_values` | `'ranked'` | one of 'ranked', 'tens_ace_low', 'tens_ace_high' | points of J/Q/K/A (A2): `'ranked'` 11/12/13/14, `'tens_ace_low'` 10/10/10/1, `'tens_ace_high'` 10/10/10/11 (2–10 always score their rank) | must match |
