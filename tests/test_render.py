@@ -150,3 +150,24 @@ def test_suit_colours_are_the_browser_views() -> None:
     palette = re.findall(r'"(#[0-9a-f]{6})"', js.split("const PALETTE = [")[1].split("];")[0])
     assert named == frame.NAMED
     assert tuple(palette) == frame.PALETTE
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_layout_names_the_views_fields_and_sizes_are_documented(game: str) -> None:
+    """Each game's LAYOUT draws fields its view sends (a renamed field would vanish from the
+    frames silently), and the doc page gives every player count's frame size."""
+    spec = game_spec(game)
+    env = cahoots_envs.make(game)
+    env.reset(seed=0)
+    tables = [frame.view_table(spec, env.unwrapped.game, seat) for seat in (None, 0)]
+    layout = spec.view.LAYOUT
+    for table in tables:
+        for item in layout["info"] + layout["center"]:
+            assert item["key"] in table or item["key"] in ("draw_order", "goal_order",
+                                                           "ranks_passed"), item
+        for item in layout["seatStats"] + layout["seatFlags"] + layout["seatExtras"]:
+            assert item["key"] in table["seats"][0], item
+    page = Path(spec.doc_page).read_text()
+    for n in spec.rules.PLAYER_COUNTS:
+        height, width = frame.FrameRenderer(spec, n).size
+        assert f"1280×{height}" in page and width == 1280, (n, height)

@@ -20,6 +20,7 @@ line, which extra brings it.
 from __future__ import annotations
 
 import importlib.util
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -108,7 +109,8 @@ def _blend(colour: tuple[int, int, int], alpha: float,
 
 
 def humanize(key: Any) -> str:
-    return str(key).replace("_", " ")
+    """``THREE_GREEN`` -> ``three green``, as the page's ``humanize``."""
+    return re.sub(r"\b([A-Z]+)\b", lambda m: m.group(1).lower(), str(key).replace("_", " "))
 
 
 def infer_layout(table: dict[str, Any]) -> dict[str, Any]:
@@ -158,43 +160,61 @@ def view_table(spec: Any, game: Any, seat: int | None) -> dict[str, Any]:
             "lines": text.splitlines()}
 
 
-class _Canvas:
-    """A Pillow drawing with the table's primitives: cards, backs, chips, wrapped text."""
+@lru_cache(maxsize=8192)
+def text_length(text: str, size: int, bold: bool = False, mono: bool = False) -> float:
+    return float(font(size, bold, mono).getlength(text))
 
-    def __init__(self, width: int, height: int, legend: dict[str, Any]) -> None:
+
+def card_sprite(legend: dict[str, Any], card: str, small: bool, dim: bool) -> Any:
+    """A face-up card as an RGBA image: rank, small symbol, big symbol and suit letter, in the
+    suit's colour (web/static/draw.js's ``cardFace``); ``dim``: a killed card, struck through."""
+    from PIL import Image, ImageDraw
+    w, h = (SMALL_W, SMALL_H) if small else (CARD_W, CARD_H)
+    image = Image.new("RGBA", (w + 1, h + 1), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(image)
+    rank, suit = card[:-1], card[-1]
+    _, symbol, colour = suit_style(legend, suit)
+    ink = _blend(colour, 0.55) if dim else colour
+    draw.rounded_rectangle((0, 0, w, h), radius=5, fill=CARD_FACE, outline=ink, width=2)
+    draw.rounded_rectangle((3, 3, w - 3, 10), radius=2, fill=_blend(colour, 0.16))
+    s = 0.87 if small else 1.0
+    draw.text((4, 4), rank, font=font(round(19 * s), True), fill=ink)
+    draw.text((5, 4 + round(20 * s)), symbol, font=font(round(13 * s)), fill=ink)
+    draw.text((w * 0.62, h * 0.62), symbol, font=font(round(22 * s)), fill=ink, anchor="mm")
+    draw.text((w - 4, h - 3), suit, font=font(round(12 * s), True), fill=ink, anchor="rd")
+    if dim:
+        draw.line((4, h - 4, w - 4, 4), fill=ink, width=2)
+    return image
+
+
+class _Canvas:
+    """A Pillow drawing with the table's primitives: cards, backs, chips, wrapped text. Cards are
+    drawn once per env and pasted (``sprites``)."""
+
+    def __init__(self, width: int, height: int, legend: dict[str, Any],
+                 sprites: dict[tuple[str, bool, bool], Any]) -> None:
         from PIL import Image, ImageDraw
         self.image = Image.new("RGB", (width, height), FELT)
         self.draw = ImageDraw.Draw(self.image)
         self.legend = legend
+        self.sprites = sprites
 
     def text(self, xy: tuple[float, float], text: str, size: int = 15, bold: bool = False,
              fill: tuple[int, int, int] = PAPER, anchor: str = "la", mono: bool = False) -> float:
         """Draw ``text``; return its width."""
-        f = font(size, bold, mono)
-        self.draw.text(xy, text, font=f, fill=fill, anchor=anchor)
-        return float(self.draw.textlength(text, font=f))
+        self.draw.text(xy, text, font=font(size, bold, mono), fill=fill, anchor=anchor)
+        return text_length(text, size, bold, mono)
 
     def width_of(self, text: str, size: int = 15, bold: bool = False) -> float:
-        return float(self.draw.textlength(text, font=font(size, bold)))
+        return text_length(text, size, bold)
 
     def card(self, x: float, y: float, card: str, small: bool = False, dim: bool = False) -> None:
-        """A face-up card: rank, small symbol, big symbol and suit letter, in the suit's colour
-        (web/static/draw.js's ``cardFace``)."""
-        w, h = (SMALL_W, SMALL_H) if small else (CARD_W, CARD_H)
-        rank, suit = card[:-1], card[-1]
-        _, symbol, colour = suit_style(self.legend, suit)
-        ink = _blend(colour, 0.55) if dim else colour
-        self.draw.rounded_rectangle((x, y, x + w, y + h), radius=5, fill=CARD_FACE, outline=ink,
-                                    width=2)
-        self.draw.rounded_rectangle((x + 3, y + 3, x + w - 3, y + 10), radius=2,
-                                    fill=_blend(colour, 0.16))
-        s = 0.87 if small else 1.0
-        self.text((x + 4, y + 4), rank, round(19 * s), bold=True, fill=ink)
-        self.text((x + 5, y + 4 + round(20 * s)), symbol, round(13 * s), fill=ink)
-        self.text((x + w * 0.62, y + h * 0.62), symbol, round(22 * s), fill=ink, anchor="mm")
-        self.text((x + w - 4, y + h - 3), suit, round(12 * s), bold=True, fill=ink, anchor="rd")
-        if dim:
-            self.draw.line((x + 4, y + h - 4, x + w - 4, y + 4), fill=ink, width=2)
+        """A face-up card (``card_sprite``)."""
+        key = (card, small, dim)
+        sprite = self.sprites.get(key)
+        if sprite is None:
+            sprite = self.sprites[key] = card_sprite(self.legend, card, small, dim)
+        self.image.paste(sprite, (round(x), round(y)), sprite)
 
     def back(self, x: float, y: float, count: int) -> None:
         self.draw.rounded_rectangle((x, y, x + CARD_W, y + CARD_H), radius=5, fill=BACK,
@@ -274,12 +294,13 @@ class FrameRenderer:
         self.size = (max(720, height), WIDTH)  # (H, W): the same for every frame of the env
         view = getattr(spec, "view", None)
         self.layout: dict[str, Any] | None = getattr(view, "LAYOUT", None)
+        self._sprites: dict[tuple[str, bool, bool], Any] = {}  # the cards drawn so far
 
     def frame(self, game: Any, seat: int | None) -> np.ndarray:
         """The HxWx3 ``uint8`` frame of what ``seat`` sees now."""
         table = view_table(self.spec, game, seat)
         height, width = self.size
-        canvas = _Canvas(width, height * 2, table.get("legend") or {})
+        canvas = _Canvas(width, height * 2, table.get("legend") or {}, self._sprites)
         if table.get("kind") == "text":
             used = self._text_table(canvas, table)
         else:
@@ -345,7 +366,7 @@ class FrameRenderer:
                 tx += c.chip(tx, y + 6, str(flag.get("mark") or flag.get("label"))) + 4
         stats = "   ".join(f"{st['label']}: {_number(s.get(st['key']))}"
                            for st in layout.get("seatStats", []) if st["key"] in s)
-        c.text((x + 10, y + 30), stats, 14, bold=True, fill=(235, 235, 220))
+        stats_end = x + 10 + c.text((x + 10, y + 30), stats, 14, bold=True, fill=(235, 235, 220))
         # the hand on the left, the extras on the right
         hand = s.get("hand")
         hy = y + 52
@@ -360,38 +381,45 @@ class FrameRenderer:
             else:
                 c.text((x + 10, hy), "no cards", 13, fill=(200, 210, 200))
             extras_x = x + 10 + CARD_W + 16
-        ey = hy - 20
-        ex_w = x + w - extras_x - 8
+        top = hy - 20 if extras_x > stats_end + 10 else hy  # beside the scores where there is room
+        ey, column_w = top, 0.0
         for extra in layout.get("seatExtras", []):
             value = s.get(extra["key"])
             if value is None or (isinstance(value, list) and not value and extra.get("hideEmpty")):
                 continue
-            if ex_w < 120 or ey > y + SEAT_H - 20:
+            cards = isinstance(value, list) and bool(value) and is_card(value[0], t.get("legend") or {})
+            need = 16 + (SMALL_H if cards else 22)
+            if ey > top and ey + need > y + SEAT_H - 4:  # no room below: a column to the right
+                extras_x, ey, column_w = extras_x + column_w + 16, top, 0.0
+            ex_w = x + w - extras_x - 8
+            if ex_w < 100:
                 break
-            c.text((extras_x, ey), f"{extra['label']}:", 12, fill=(215, 225, 215))
+            column_w = max(column_w, c.text((extras_x, ey), f"{extra['label']}:", 12,
+                                            fill=(215, 225, 215)))
             ey += 16
-            ey += self._inline(c, t, extra.get("type", "cards"), value, extras_x, ey, ex_w) + 4
+            drawn_w, drawn_h = self._inline(c, t, extra.get("type", "cards"), value, extras_x,
+                                            ey, ex_w)
+            ey += drawn_h + 4
+            column_w = max(column_w, drawn_w)
 
     def _inline(self, c: _Canvas, t: dict[str, Any], kind: str, value: Any, x: float, y: float,
-                w: float) -> float:
-        """A seat's extra: cards, suits, ranks or text; return the height used."""
+                w: float) -> tuple[float, float]:
+        """A seat's extra: cards, suits, ranks or text; return the width and height used."""
         legend = t.get("legend") or {}
         if kind in ("suits", "identity"):
             cx = x
             for suit in value or []:
                 cx += c.suit_chip(cx, y, suit) + 4
             if not value:
-                c.text((x, y), "none", 13, fill=(200, 210, 200))
-            return 22
+                cx += c.text((x, y), "none", 13, fill=(200, 210, 200))
+            return cx - x, 22
         if kind == "cards" and not value:
-            c.text((x, y), "none", 13, fill=(200, 210, 200))
-            return 18
+            return c.text((x, y), "none", 13, fill=(200, 210, 200)), 18
         if isinstance(value, list) and value and all(is_card(v, legend) for v in value):
-            c.hand(x, y, list(value), w, small=True)  # one row, overlapping where it must
-            return SMALL_H
-        if isinstance(value, list):
-            return c.wrap(x, y, " ".join(str(v) for v in value) or "—", w, 14, bold=True)
-        return c.wrap(x, y, "—" if value is None else str(value), w, 14)
+            return c.hand(x, y, list(value), w, small=True), SMALL_H  # one row, overlapping
+        text = (" ".join(str(v) for v in value) or "—") if isinstance(value, list) else (
+            "—" if value is None else str(value))
+        return min(w, c.width_of(text, 14, True)), c.wrap(x, y, text, w, 14, bold=True)
 
     def _center(self, c: _Canvas, t: dict[str, Any], layout: dict[str, Any], x: float, y: float,
                 w: float) -> int:
@@ -524,7 +552,7 @@ class FrameRenderer:
             for seat, entries in (value or {}).items():
                 label = f"{who(int(seat))}: "
                 lw = c.text((x, y + h + 2), label, 13)
-                h += self._inline(c, t, "cards", entries, x + lw, y + h, w - lw) + 2
+                h += self._inline(c, t, "cards", entries, x + lw, y + h, w - lw)[1] + 2
             if not value:
                 c.text((x, y), "none", 13, fill=(200, 210, 200))
                 return 18

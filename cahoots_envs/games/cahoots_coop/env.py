@@ -502,6 +502,21 @@ caches, and writing them is most of the cost. The first `make`/`reset`/`step` co
 kernels: about 9 s of CPU with an empty numba cache (11 s on the clock on the busy machine),
 about 1 s cached (imports included).
 
+## Rendering
+
+`render_mode="ansi"` returns the spectator table as text (`"human"` prints it);
+`render_mode="rgb_array"` returns an image frame, an HxWx3 `uint8` array (1280×720, the same for
+every frame of an env, so a video has one size), drawn with Pillow (the `render` extra) from the
+browser view's data. The AEC and parallel envs draw the referee's table: every hand, the four
+piles (top card, pile size), the visible goal cards, the completed goals, the last play, the
+signals; the referee's table adds the draw pile and the goal deck in order. The seat env
+(`cahoots_coop_seat-v1`) draws the learner seat's table: its own hand, the other hands as
+face-down counts. Cards show their rank, suit symbol and suit letter in the suit's colour (the
+browser view's marks). `metadata["render_fps"]` is 4. Examples (`RecordVideo`) and the cost of a
+frame: [the API page](api.md#image-frames-and-videos).
+
+![Cahoots (cooperative): a frame of the referee's table (render_mode="rgb_array")](frame_cahoots_coop.png)
+
 ## Version history
 
 - v0 (cahoots-envs 0.1.0): first release.

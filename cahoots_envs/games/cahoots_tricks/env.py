@@ -273,6 +273,21 @@ lockstep in one numba kernel (module `games/cahoots_tricks/batched.py`; needs th
   at large batches the rewrite of each row is bound by memory bandwidth. State: 1.2 KB per
   game beyond the observation and mask buffers. Compile: about 20 s cold, 2 s cached.
 
+## Rendering
+
+`render_mode="ansi"` returns the spectator table as text (`"human"` prints it);
+`render_mode="rgb_array"` returns an image frame, an HxWx3 `uint8` array (1280×720, the same for
+every frame of an env, so a video has one size), drawn with Pillow (the `render` extra) from the
+browser view's data. The AEC and parallel envs draw the referee's table: every hand, identity
+card and card known in a hand, the trick with its suit totals (the leading suits ringed) and
+scoring seats, the keep/kill picks, the killed cards, the reserve, the last trick's result. The
+seat env (`cahoots_tricks_seat-v1`) draws the learner seat's table: its own hand, the other
+hands as face-down counts. Cards show their rank, suit symbol and suit letter in the suit's
+colour (the browser view's marks). `metadata["render_fps"]` is 4. Examples (`RecordVideo`) and
+the cost of a frame: [the API page](api.md#image-frames-and-videos).
+
+![Cahoots: a frame of the referee's table (render_mode="rgb_array")](frame_cahoots_tricks.png)
+
 ## Version history
 
 - v0 (cahoots-envs 0.1.0): first release.

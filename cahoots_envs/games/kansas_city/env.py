@@ -269,6 +269,21 @@ docs/vector.md).
   beyond the observation and mask buffers (1,852 with 5 players and 10 hands). Compile: about
   10 s cold, 1 s cached.
 
+## Rendering
+
+`render_mode="ansi"` returns the spectator table as text (`"human"` prints it);
+`render_mode="rgb_array"` returns an image frame, an HxWx3 `uint8` array (1280×720 with 4
+players, 1280×872 with 5, the same for every frame of an env, so a video has one size), drawn
+with Pillow (the `render` extra) from the browser view's data. The AEC and parallel envs draw
+the referee's table: every hand (the seat's trumps last), the upgraded trumps and known voids by
+seat, the trick, the last trick and who took it, the passes, the ranks played by suit, the hand
+scores. The seat env (`kansas_city_seat-v1`) draws the learner seat's table: its own hand, the
+other hands as face-down counts. Cards show their rank, suit symbol and suit letter in the
+suit's colour (the browser view's marks). `metadata["render_fps"]` is 4. Examples
+(`RecordVideo`) and the cost of a frame: [the API page](api.md#image-frames-and-videos).
+
+![Kansas City: a frame of the referee's table (render_mode="rgb_array")](frame_kansas_city.png)
+
 ## Version history
 
 - v0 (cahoots-envs 0.1.0): first release.

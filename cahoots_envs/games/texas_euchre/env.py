@@ -273,6 +273,21 @@ docs/vector.md).
   beyond the observation and mask buffers (1,161 with 6 players; a game longer than 256
   decisions keeps its older actions in a Python bytearray). Compile: about 10 s cold, 1 s cached.
 
+## Rendering
+
+`render_mode="ansi"` returns the spectator table as text (`"human"` prints it);
+`render_mode="rgb_array"` returns an image frame, an HxWx3 `uint8` array (1280×720 with 3 or 4
+players, 1280×872 with 5, 1280×1032 with 6, the same for every frame of an env, so a video has
+one size), drawn with Pillow (the `render` extra) from the browser view's data. The AEC and
+parallel envs draw the referee's table: every hand and stake, who deals and who threw down, the
+trick, the cards played this round, the round points. The seat env (`texas_euchre_seat-v1`)
+draws the learner seat's table: its own hand, the other hands as face-down counts. Cards show
+their rank, suit symbol and suit letter in the suit's colour (the browser view's marks).
+`metadata["render_fps"]` is 4. Examples (`RecordVideo`) and the cost of a frame: [the API
+page](api.md#image-frames-and-videos).
+
+![Texas Euchre: a frame of the referee's table (render_mode="rgb_array")](frame_texas_euchre.png)
+
 ## Version history
 
 - v0 (cahoots-envs 0.1.0): first release.
