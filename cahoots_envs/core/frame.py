@@ -319,9 +319,12 @@ class FrameRenderer:
 
     # ---- a game without a view: its text -----------------------------------------------------
     def _text_table(self, c: _Canvas, table: dict[str, Any]) -> int:
+        lines = list(table.get("lines", []))
+        if lines and lines[0].strip() == str(table.get("headline", "")).strip():
+            lines = lines[1:]  # the text's first line is its headline, drawn as the title
         c.text((MARGIN, MARGIN), str(table.get("headline", "")), 18, bold=True)
         y = MARGIN + 30
-        for line in table.get("lines", []):
+        for line in lines:
             c.text((MARGIN, y), line, 15, mono=True)
             y += 19
         return y + MARGIN
