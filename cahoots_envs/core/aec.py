@@ -23,6 +23,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from cahoots_envs.core.driver import RewardRule
+from cahoots_envs.core.frame import RENDER_FPS, FrameRenderer, require_pillow
 from cahoots_envs.core.game import GAME_OVER, Game, action_id, describe_actions, phase_names
 from cahoots_envs.core.layout import OBS_DTYPE
 from cahoots_envs.core.options import RENDER_MODE
@@ -84,11 +85,16 @@ class CardGameEnv(AECEnv):
             self.render_mode: str | None = RENDER_MODE.validate(render_mode)
         except ValueError as e:
             raise ValueError(f"{env_name}: {e}") from None
+        self._frames: FrameRenderer | None = None
+        if self.render_mode == "rgb_array":
+            require_pillow(env_name)
+            self._frames = FrameRenderer(spec, self.options["num_players"])
         self.reward_mode: str = self.options["reward_mode"]
         self.reward_rule = RewardRule.of(game_cls, self.options)
         n = self.options["num_players"]
         self.metadata = {
-            "render_modes": ["ansi", "human"],
+            "render_modes": ["ansi", "human", "rgb_array"],
+            "render_fps": RENDER_FPS,
             "name": f"{game_cls.NAME}_v{game_cls.VERSION}",
             "is_parallelizable": False,
         }
@@ -434,10 +440,15 @@ class CardGameEnv(AECEnv):
                              f"got {short_repr(text)}")
         return game.str_to_action(text)
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """``'ansi'``: the spectator table as text; ``'human'``: printed; ``'rgb_array'``: the
+        referee's table as an HxWx3 ``uint8`` frame (``core/frame.py``)."""
         if self.render_mode is None:
-            warnings.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            warnings.warn("render() called without a render_mode; pass render_mode='ansi', "
+                          "'human' or 'rgb_array'")
             return None
+        if self._frames is not None:
+            return self._frames.frame(self._game_or_raise(), None)
         text = self._game_or_raise().render()
         if self.render_mode == "human":
             print(text)

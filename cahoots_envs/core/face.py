@@ -124,7 +124,9 @@ class StateLayout(Protocol):
 class View(Protocol):
     """The game as plain data for the browser view (``games/<game>/view.py``): what one seat may
     see, as JSON-able dicts, lists, strs, ints, floats, bools and None; never a fact the seat's
-    observation hides."""
+    observation hides. A view may also declare ``LAYOUT`` (optional, not checked): how image
+    frames (``core/frame.py``) lay the table out, the data of the browser's
+    ``web/static/games/<game>.js``; without it the frames infer a layout from the table."""
 
     def table(self, game: Any, seat: int | None) -> dict[str, Any]:
         """The view model of ``seat`` (``None``: the referee's, every hand shown)."""

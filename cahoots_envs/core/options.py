@@ -112,8 +112,10 @@ class OptionSet:
 
 # an argument of every env, not a game option (the game never sees it); documented with them
 RENDER_MODE = Option(
-    "render_mode", None, "`'ansi'` returns a text table, `'human'` prints it",
-    choices=(None, "ansi", "human"), policy_may_differ=True,
+    "render_mode", None,
+    "`'ansi'` returns a text table, `'human'` prints it, `'rgb_array'` returns an image frame "
+    "(HxWx3 uint8; needs Pillow, the `render` extra)",
+    choices=(None, "ansi", "human", "rgb_array"), policy_may_differ=True,
 )
 
 

@@ -35,6 +35,7 @@ from gymnasium import spaces
 
 from cahoots_envs.core.aec import ILLEGAL_ACTION_REWARD
 from cahoots_envs.core.driver import RewardRule, fill_mask, fill_observation
+from cahoots_envs.core.frame import RENDER_FPS, FrameRenderer, require_pillow
 from cahoots_envs.core.game import GAME_OVER, action_id, phase_names
 from cahoots_envs.core.layout import OBS_DTYPE
 from cahoots_envs.core.parallel import PLACEHOLDER_ACTION
@@ -191,7 +192,10 @@ class SeatEnv(gym.Env):
     (``illegal_action="raise"`` raises ``IllegalActionError`` instead); with masks it never happens.
     """
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi"]}  # noqa: RUF012 (gymnasium's attribute)
+    # gymnasium's attribute: 'ansi' the spectator table as text, 'rgb_array' the learner seat's
+    # table as an image frame (core/frame.py; the referee's with team=True)
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "rgb_array"],  # noqa: RUF012
+                                "render_fps": RENDER_FPS}
 
     @seat_env_arguments
     def __init__(
@@ -213,7 +217,14 @@ class SeatEnv(gym.Env):
             env_id, options, opponents, learner_seat, team, seed)
         self.env_id = self.info.env_id
         self.options = self.info.options
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(f"render_mode={short_repr(render_mode)}; use None, 'ansi' or "
+                             "'rgb_array'")
         self.render_mode = render_mode
+        self._frames: FrameRenderer | None = None
+        if render_mode == "rgb_array":
+            require_pillow(self.env_id)
+            self._frames = FrameRenderer(self.info.spec, self.options["num_players"])
         self.table: Table | None = None
         self._ended = False
         self._obs = np.zeros(self.info.layout.size, OBS_DTYPE)
@@ -337,9 +348,15 @@ class SeatEnv(gym.Env):
         reward = t.collect()
         return self._observe(), reward, g.is_over, False, self._info(illegal=False)
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """``'ansi'``: the spectator table as text; ``'rgb_array'``: the learner seat's table
+        (the referee's when one learner plays every seat, ``team=True``) as an HxWx3 ``uint8``
+        frame. None before reset."""
         if self.table is None:
             return None
+        if self._frames is not None:
+            t = self.table
+            return self._frames.frame(t.game, None if t.learner == TEAM else t.learner)
         return self.table.game.render()
 
 

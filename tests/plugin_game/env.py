@@ -30,7 +30,7 @@ public API, so the whole shared test suite runs on it as on the built-in games.
 | option | default | accepts | meaning | saved policy |
 |---|---|---|---|---|
 | `num_players` | `2` | one of 2, 3 | number of seats | must match |
-| `render_mode` | `None` | one of None, 'ansi', 'human' | `'ansi'` returns a text table, `'human'` prints it | may differ |
+| `render_mode` | `None` | one of None, 'ansi', 'human', 'rgb_array' | `'ansi'` returns a text table, `'human'` prints it, `'rgb_array'` returns an image frame (HxWx3 uint8; needs Pillow, the `render` extra) | may differ |
 | `reward_mode` | `'win'` | one of 'win', 'points' | `'win'`: rewards at game end only; `'points'`: rewarded as rulebook points are awarded | may differ |
 | `hands` | `1` | an int from 1 to 5 | number of hands in a game; hand k+1 is led first by the seat after hand k's first leader, and the highest total wins | may differ |
 <!-- /options-table -->

@@ -118,7 +118,7 @@ in `goals.json`.
 | option | default | accepts | meaning | saved policy |
 |---|---|---|---|---|
 | `num_players` | `3` | one of 1, 2, 3, 4 | number of seats | must match |
-| `render_mode` | `None` | one of None, 'ansi', 'human' | `'ansi'` returns a text table, `'human'` prints it | may differ |
+| `render_mode` | `None` | one of None, 'ansi', 'human', 'rgb_array' | `'ansi'` returns a text table, `'human'` prints it, `'rgb_array'` returns an image frame (HxWx3 uint8; needs Pillow, the `render` extra) | may differ |
 | `reward_mode` | `'win'` | one of 'win', 'points' | `'win'`: rewards at game end only; `'points'`: rewarded as rulebook points are awarded | may differ |
 | `difficulty` | `'normal'` | one of 'beginner', 'normal', 'expert', 'insane' | number of goals (§1.4): 15/18/21/24 with 1–3 players, 12/15/18/21 with 4 | may differ |
 | `num_goals` | `None` | an int from 1 to 50 or one of None | play with this many goals instead (overrides `difficulty`) | may differ |
@@ -501,6 +501,21 @@ At 4,096 games and more the observation rows (6 KB each with 3 players) no longe
 caches, and writing them is most of the cost. The first `make`/`reset`/`step` compiles the
 kernels: about 9 s of CPU with an empty numba cache (11 s on the clock on the busy machine),
 about 1 s cached (imports included).
+
+## Rendering
+
+`render_mode="ansi"` returns the spectator table as text (`"human"` prints it);
+`render_mode="rgb_array"` returns an image frame, an HxWx3 `uint8` array (1280×720, the same for
+every frame of an env, so a video has one size), drawn with Pillow (the `render` extra) from the
+browser view's data. The AEC and parallel envs draw the referee's table: every hand, the four
+piles (top card, pile size), the visible goal cards, the completed goals, the last play, the
+signals; the referee's table adds the draw pile and the goal deck in order. The seat env
+(`cahoots_coop_seat-v1`) draws the learner seat's table: its own hand, the other hands as
+face-down counts. Cards show their rank, suit symbol and suit letter in the suit's colour (the
+browser view's marks). `metadata["render_fps"]` is 4. Examples (`RecordVideo`) and the cost of a
+frame: [the API page](api.md#image-frames-and-videos).
+
+![Cahoots (cooperative): a frame of the referee's table (render_mode="rgb_array")](frame_cahoots_coop.png)
 
 ## Version history
 

@@ -69,3 +69,29 @@ def table(game: CahootsCoop, seat: int | None) -> dict[str, Any]:
         view["draw_order"] = [card_str(k) for k in game.draw_pile[::-1]]
         view["goal_order"] = [goals[g].id for g in game.goal_deck[::-1]]
     return view
+
+
+# the table's layout, as the browser's web/static/games/cahoots_coop.js declares it (image
+# frames, core/frame.py, draw from it)
+LAYOUT: dict[str, Any] = {
+    "seatStats": [{"key": "score", "label": "Team score"}],
+    "seatFlags": [],
+    "seatExtras": [],
+    "info": [
+        {"key": "num_goals", "label": "Goals in the game"},
+        {"key": "goal_deck", "label": "Goal deck"},
+        {"key": "draw_pile", "label": "Draw pile"},
+        {"key": "won", "label": "Won", "format": "flag"},
+        {"key": "talk", "label": "Table talk"},
+    ],
+    "center": [
+        {"key": "piles", "label": "Piles", "type": "piles", "index": "pile"},
+        {"key": "goals", "label": "Goals", "type": "goals"},
+        {"key": "completed", "label": "Completed goals", "type": "ids"},
+        {"key": "last_play", "label": "Last play", "type": "lastplay"},
+        {"key": "signals", "label": "Signals (each seat's latest)", "type": "signals",
+         "hideEmpty": True},
+        {"key": "draw_order", "label": "Draw pile, top first (referee)", "type": "cards"},
+        {"key": "goal_order", "label": "Goal deck, top first (referee)", "type": "ids"},
+    ],
+}

@@ -59,7 +59,7 @@ Rules spec: `docs/rules/cahoots_tricks.md` (section numbers below refer to it).
 | option | default | accepts | meaning | saved policy |
 |---|---|---|---|---|
 | `num_players` | `4` | one of 3, 4 | number of seats | must match |
-| `render_mode` | `None` | one of None, 'ansi', 'human' | `'ansi'` returns a text table, `'human'` prints it | may differ |
+| `render_mode` | `None` | one of None, 'ansi', 'human', 'rgb_array' | `'ansi'` returns a text table, `'human'` prints it, `'rgb_array'` returns an image frame (HxWx3 uint8; needs Pillow, the `render` extra) | may differ |
 | `reward_mode` | `'win'` | one of 'win', 'points' | `'win'`: rewards at game end only; `'points'`: rewarded as rulebook points are awarded | may differ |
 | `scoring` | `'cards'` | one of 'cards', 'face_value' | `'cards'`: 1 point per point card (§2.3); `'face_value'`: the scoring variant, a point card counts its value (§2.5) | must match |
 | `point_split` | `'draft'` | one of 'draft', 'random' | face-value variant only (§2.5): `'draft'`: the scoring winners take the point cards one at a time in snake order (`take 6S`); `'random'`: dealt out at random | must match |
@@ -272,6 +272,21 @@ lockstep in one numba kernel (module `games/cahoots_tricks/batched.py`; needs th
   env's 6.8k/s in the same run), 0.4–0.5M with 3 players. A 4-player observation is 6.9 KB, so
   at large batches the rewrite of each row is bound by memory bandwidth. State: 1.2 KB per
   game beyond the observation and mask buffers. Compile: about 20 s cold, 2 s cached.
+
+## Rendering
+
+`render_mode="ansi"` returns the spectator table as text (`"human"` prints it);
+`render_mode="rgb_array"` returns an image frame, an HxWx3 `uint8` array (1280×720, the same for
+every frame of an env, so a video has one size), drawn with Pillow (the `render` extra) from the
+browser view's data. The AEC and parallel envs draw the referee's table: every hand, identity
+card and card known in a hand, the trick with its suit totals (the leading suits ringed) and
+scoring seats, the keep/kill picks, the killed cards, the reserve, the last trick's result. The
+seat env (`cahoots_tricks_seat-v1`) draws the learner seat's table: its own hand, the other
+hands as face-down counts. Cards show their rank, suit symbol and suit letter in the suit's
+colour (the browser view's marks). `metadata["render_fps"]` is 4. Examples (`RecordVideo`) and
+the cost of a frame: [the API page](api.md#image-frames-and-videos).
+
+![Cahoots: a frame of the referee's table (render_mode="rgb_array")](frame_cahoots_tricks.png)
 
 ## Version history
 

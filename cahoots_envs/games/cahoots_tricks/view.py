@@ -83,3 +83,32 @@ def table(game: CahootsTricks, seat: int | None) -> dict[str, Any]:
         "reserve_drawn": _cards(game.reserve_drawn) if n == 3 else [],
         "last_result": game.last_result,
     }
+
+
+# the table's layout, as the browser's web/static/games/cahoots_tricks.js declares it (image
+# frames, core/frame.py, draw from it)
+LAYOUT: dict[str, Any] = {
+    "seatStats": [{"key": "score", "label": "Score"}],
+    "seatFlags": [{"key": "start", "label": "start player", "mark": "⚑ start"}],
+    "seatExtras": [
+        {"key": "identity", "label": "Identity", "type": "identity"},
+        {"key": "known", "label": "Known in hand", "type": "cards", "hideEmpty": True},
+    ],
+    "info": [
+        {"key": "trick_number", "label": "Trick", "of": "tricks"},
+        {"key": "keep_kill_pass", "label": "Keep/kill pass"},
+        {"key": "reserve_count", "label": "Reserve (face down)"},
+    ],
+    "center": [
+        {"key": "trick", "label": "Trick", "type": "plays"},
+        {"key": "suit_totals", "label": "Suit totals (▲ leading)", "type": "totals",
+         "leading": "leading"},
+        {"key": "scoring", "label": "Scoring seats", "type": "seats"},
+        {"key": "picks", "label": "Keep / kill picks", "type": "picks", "hideEmpty": True},
+        {"key": "left_to_pick", "label": "Left to pick", "type": "cards", "hideEmpty": True},
+        {"key": "point_pool", "label": "Point cards to draft", "type": "cards", "hideEmpty": True},
+        {"key": "killed", "label": "Killed", "type": "cards"},
+        {"key": "reserve_drawn", "label": "Reserve drawn", "type": "cards", "hideEmpty": True},
+        {"key": "last_result", "label": "Last trick", "type": "text"},
+    ],
+}

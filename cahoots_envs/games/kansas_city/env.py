@@ -59,7 +59,7 @@ Rules spec: `docs/rules/kansas_city.md` (section numbers below refer to it).
 | option | default | accepts | meaning | saved policy |
 |---|---|---|---|---|
 | `num_players` | `4` | one of 4, 5 | number of seats | must match |
-| `render_mode` | `None` | one of None, 'ansi', 'human' | `'ansi'` returns a text table, `'human'` prints it | may differ |
+| `render_mode` | `None` | one of None, 'ansi', 'human', 'rgb_array' | `'ansi'` returns a text table, `'human'` prints it, `'rgb_array'` returns an image frame (HxWx3 uint8; needs Pillow, the `render` extra) | may differ |
 | `reward_mode` | `'win'` | one of 'win', 'points' | `'win'`: rewards at game end only; `'points'`: rewarded as rulebook points are awarded | may differ |
 | `hands` | `3` | an int from 1 to 10 or one of 'per_player' | hands in a game (§4.4): 3, or `'per_player'` for the longer game | may differ |
 | `card_backs` | `'ranks'` | one of 'ranks', 'hidden' | what a card's back shows (K1): `'ranks'`: the trump symbol and the card's rank, so the ranks in every hand and in every pass are public (the printed game); `'hidden'`: the trump symbol only, so the ranks of others' cards in hand and of passes between others are private (trump ranks, plays, voids, hand sizes and captured 4s stay public) | must match |
@@ -268,6 +268,21 @@ docs/vector.md).
   players) no longer fit in the cache and writing them dominates. State: 800 bytes per game
   beyond the observation and mask buffers (1,852 with 5 players and 10 hands). Compile: about
   10 s cold, 1 s cached.
+
+## Rendering
+
+`render_mode="ansi"` returns the spectator table as text (`"human"` prints it);
+`render_mode="rgb_array"` returns an image frame, an HxWx3 `uint8` array (1280×720 with 4
+players, 1280×872 with 5, the same for every frame of an env, so a video has one size), drawn
+with Pillow (the `render` extra) from the browser view's data. The AEC and parallel envs draw
+the referee's table: every hand (the seat's trumps last), the upgraded trumps and known voids by
+seat, the trick, the last trick and who took it, the passes, the ranks played by suit, the hand
+scores. The seat env (`kansas_city_seat-v1`) draws the learner seat's table: its own hand, the
+other hands as face-down counts. Cards show their rank, suit symbol and suit letter in the
+suit's colour (the browser view's marks). `metadata["render_fps"]` is 4. Examples
+(`RecordVideo`) and the cost of a frame: [the API page](api.md#image-frames-and-videos).
+
+![Kansas City: a frame of the referee's table (render_mode="rgb_array")](frame_kansas_city.png)
 
 ## Version history
 

@@ -96,3 +96,36 @@ def table(game: KansasCity, seat: int | None) -> dict[str, Any]:
         view["ranks_passed"] = {str(s): _rank_list(game.passed[s])
                                 for s in range(n) if s != seat and game.passed[s]}
     return view
+
+
+# the table's layout, as the browser's web/static/games/kansas_city.js declares it (image frames,
+# core/frame.py, draw from it), with the passes and trumps played hidden while empty (room)
+LAYOUT: dict[str, Any] = {
+    "seatStats": [{"key": "score", "label": "Score"}, {"key": "tricks", "label": "Tricks"},
+                  {"key": "fours", "label": "4s taken"}],
+    "seatFlags": [{"key": "dealer", "label": "dealer", "mark": "D · dealer"}],
+    "seatExtras": [
+        {"key": "ranks", "label": "Ranks held", "type": "ranks"},
+        {"key": "trumps", "label": "Upgraded trumps", "type": "cards", "hideEmpty": True},
+        {"key": "voids", "label": "Void in", "type": "suits", "hideEmpty": True},
+    ],
+    "info": [
+        {"key": "hand_number", "label": "Hand", "of": "hands_total"},
+        {"key": "trick_number", "label": "Trick", "of": "hand_size"},
+        {"key": "trick_limit", "label": "Trick limit"},
+    ],
+    "center": [
+        {"key": "trick", "label": "Trick", "type": "plays"},
+        {"key": "last_trick", "label": "Last trick", "type": "plays", "path": "plays",
+         "winner": "winner", "hideEmpty": True},
+        {"key": "set_aside", "label": "Set-aside card", "type": "card", "hideEmpty": True},
+        {"key": "upgrades", "label": "Your upgrades", "type": "swaps", "from": "was", "to": "trump",
+         "hideEmpty": True},
+        {"key": "passed", "label": "You passed", "type": "cards", "hideEmpty": True},
+        {"key": "received", "label": "You received", "type": "cards", "hideEmpty": True},
+        {"key": "ranks_passed", "label": "Passes (ranks)", "type": "seatmap", "hideEmpty": True},
+        {"key": "played", "label": "Played (ranks by suit)", "type": "suitranks"},
+        {"key": "trumps_played", "label": "Trumps played", "type": "counts", "hideEmpty": True},
+        {"key": "hand_scores", "label": "Hand scores", "type": "rows", "row": "hand"},
+    ],
+}

@@ -64,7 +64,7 @@ bad**: the lowest total wins.
 | option | default | accepts | meaning | saved policy |
 |---|---|---|---|---|
 | `num_players` | `4` | one of 3, 4, 5, 6 | number of seats | must match |
-| `render_mode` | `None` | one of None, 'ansi', 'human' | `'ansi'` returns a text table, `'human'` prints it | may differ |
+| `render_mode` | `None` | one of None, 'ansi', 'human', 'rgb_array' | `'ansi'` returns a text table, `'human'` prints it, `'rgb_array'` returns an image frame (HxWx3 uint8; needs Pillow, the `render` extra) | may differ |
 | `reward_mode` | `'win'` | one of 'win', 'points' | `'win'`: rewards at game end only; `'points'`: rewarded as rulebook points are awarded | may differ |
 | `target_score` | `100` | an int from 1 to 10000 | the game ends after the round in which someone reaches this score (§3.2.6, A6) | may differ |
 | `face_card_values` | `'ranked'` | one of 'ranked', 'tens_ace_low', 'tens_ace_high' | points of J/Q/K/A (A2): `'ranked'` 11/12/13/14, `'tens_ace_low'` 10/10/10/1, `'tens_ace_high'` 10/10/10/11 (2–10 always score their rank) | must match |
@@ -272,6 +272,21 @@ docs/vector.md).
   every stake), so the re-deals weigh more than in trained play. State: 980 bytes per game
   beyond the observation and mask buffers (1,161 with 6 players; a game longer than 256
   decisions keeps its older actions in a Python bytearray). Compile: about 10 s cold, 1 s cached.
+
+## Rendering
+
+`render_mode="ansi"` returns the spectator table as text (`"human"` prints it);
+`render_mode="rgb_array"` returns an image frame, an HxWx3 `uint8` array (1280×720 with 3 or 4
+players, 1280×872 with 5, 1280×1032 with 6, the same for every frame of an env, so a video has
+one size), drawn with Pillow (the `render` extra) from the browser view's data. The AEC and
+parallel envs draw the referee's table: every hand and stake, who deals and who threw down, the
+trick, the cards played this round, the round points. The seat env (`texas_euchre_seat-v1`)
+draws the learner seat's table: its own hand, the other hands as face-down counts. Cards show
+their rank, suit symbol and suit letter in the suit's colour (the browser view's marks).
+`metadata["render_fps"]` is 4. Examples (`RecordVideo`) and the cost of a frame: [the API
+page](api.md#image-frames-and-videos).
+
+![Texas Euchre: a frame of the referee's table (render_mode="rgb_array")](frame_texas_euchre.png)
 
 ## Version history
 

@@ -54,3 +54,25 @@ def table(game: TexasEuchre, seat: int | None) -> dict[str, Any]:
         "played": _cards(game.played),
         "round_points": [[float(x) for x in p] for p in game.round_points],
     }
+
+
+# the table's layout, as the browser's web/static/games/texas_euchre.js declares it (image
+# frames, core/frame.py, draw from it)
+LAYOUT: dict[str, Any] = {
+    "seatStats": [{"key": "score", "label": "Score"},
+                  {"key": "stake_points", "label": "Stake points"},
+                  {"key": "tricks", "label": "Tricks"}],
+    "seatFlags": [{"key": "dealer", "label": "dealer", "mark": "D · dealer"},
+                  {"key": "thrown_down", "label": "threw down", "mark": "⤓ threw down"}],
+    "seatExtras": [{"key": "stake", "label": "Stake", "type": "cards", "hideEmpty": True}],
+    "info": [
+        {"key": "round_number", "label": "Round"}, {"key": "target_score", "label": "Playing to"},
+        {"key": "draw_pile", "label": "Draw pile"},
+        {"key": "reverse", "label": "Lowest wins", "format": "flag"},
+    ],
+    "center": [
+        {"key": "trick", "label": "Trick", "type": "plays"},
+        {"key": "played", "label": "Played this round", "type": "cards"},
+        {"key": "round_points", "label": "Round points", "type": "rows", "row": "round"},
+    ],
+}
