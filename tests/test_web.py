@@ -23,7 +23,15 @@ with warnings.catch_warnings():
 from cahoots_envs.gamelog import GameLog, replay_log
 from cahoots_envs.registry import GAMES, builtin_games, game_spec
 from cahoots_envs.web.app import Limits, create_app
-from cahoots_envs.web.tables import legal_moves, make_event, move_parts, table_of, text_of
+from cahoots_envs.web.tables import (
+    legal_moves,
+    legal_parts,
+    make_event,
+    move_parts,
+    table_of,
+    text_of,
+)
+from tests.web_server import every_move, pick
 
 # options that make a whole game short, where a game has them
 SHORT: dict[str, dict[str, Any]] = {"kansas_city": {"hands": 1}, "texas_euchre": {"target_score": 30}}
@@ -57,11 +65,10 @@ def play_out(client: TestClient, state: dict[str, Any], rng: np.random.Generator
     gid = state["id"]
     while not state["over"]:
         if state["your_turn"]:
-            assert state["legal"] and not state["thinking"]
-            move = state["legal"][int(rng.integers(len(state["legal"])))]
-            r = client.post(f"/api/games/{gid}/move", json={"action": move["id"]})
+            assert state["legal"]["count"] and not state["thinking"]
+            r = client.post(f"/api/games/{gid}/move", json=pick(state["legal"], rng))
         else:
-            assert state["legal"] == []
+            assert state["legal"] is None
             r = client.post(f"/api/games/{gid}/advance", json={"wait_ms": 5000})
         assert r.status_code == 200, r.json()
         state = r.json()
@@ -171,7 +178,7 @@ def test_bad_requests_get_one_clear_json_error(client: TestClient) -> None:
     gid = state["id"]
     while not state["your_turn"]:
         state = client.post(f"/api/games/{gid}/advance").json()
-    legal = {m["id"] for m in state["legal"]}
+    legal = {m["id"] for m in legal_moves(client.app.state.server.items()[gid].game)}  # type: ignore[attr-defined]
     illegal = next(a for a in range(10_000) if a not in legal)
     for action, status, words in ((illegal, 400, "not a legal move"), ("x", 400, "action id"),
                                   (True, 400, "action id"), (None, 400, "action id")):
@@ -234,10 +241,12 @@ def test_replay_shows_a_zoo_networks_probabilities(client: TestClient) -> None:
     probs = p["probabilities"]
     assert probs["policy"] == zoo and probs["seat"] == p["to_move"]
     assert abs(sum(m["p"] for m in probs["moves"]) - 1) < 1e-4
-    assert {m["id"] for m in probs["moves"]} == {m["id"] for m in p["legal"]}
+    replay = client.app.state.server.items()[up.json()["id"]]  # type: ignore[attr-defined]
+    assert {m["id"] for m in probs["moves"]} == {m["id"] for m in legal_moves(replay.at(1))}
+    assert len(every_move(p["legal"])) == len(probs["moves"])
     other = client.get(f"/api/replays/{up.json()['id']}/position/1",
                        params={"view": str((p["to_move"] + 1) % n)}).json()
-    assert other["probabilities"] is None and other["legal"] == []
+    assert other["probabilities"] is None and other["legal"] is None
 
 
 def test_moves_as_parts() -> None:
@@ -289,7 +298,7 @@ def _sent(spec: Any, opts: dict[str, Any], start: Any, actions: list[int], seat:
         events.append(make_event(before, action, game, len(events)).shown(len(events), seat))
     mover = None if game.is_over else game.current_player
     return json.dumps({"table": table_of(game, seat), "text": text_of(game, seat),
-                       "legal": legal_moves(game) if mover == seat else [],
+                       "legal": legal_parts(game) if mover == seat else None,
                        "events": events}, sort_keys=True)
 
 

@@ -35,7 +35,7 @@ import httpx
 from cahoots_envs import cli
 from cahoots_envs.web.app import SECURITY_HEADERS, Limits, create_app
 from cahoots_envs.web.bots import Bots
-from tests.web_server import running
+from tests.web_server import pick, running
 
 SHORT = {"game": "kansas_city", "options": {"hands": 1}}
 
@@ -62,8 +62,7 @@ def play_a_whole_game(client: TestClient) -> None:
     state, rng = r.json(), np.random.default_rng(0)
     while not state["over"]:
         if state["your_turn"]:
-            move = state["legal"][int(rng.integers(len(state["legal"])))]["id"]
-            r = client.post(f"/api/games/{state['id']}/move", json={"action": move})
+            r = client.post(f"/api/games/{state['id']}/move", json=pick(state["legal"], rng))
         else:
             r = client.post(f"/api/games/{state['id']}/advance", json={"wait_ms": 5000})
         assert r.status_code == 200, r.json()
