@@ -466,3 +466,79 @@ def test_games_reports_the_limits() -> None:
     limits = loaded(create_app()).get("/api/games").json()["limits"]
     assert limits == {**Limits().public(), **json.loads(json.dumps(limits))}
     assert limits["per_address"] == 64 and limits["max_think"] == 5.0
+
+
+# ---- heavy work off the event loop --------------------------------------------------------------
+def test_an_upload_runs_off_the_event_loop_while_others_are_answered() -> None:
+    """While a long log (879 moves, the replay check and the keyframes: about a second of
+    work) is uploaded, another client's requests keep being answered: several during the
+    upload, none waiting anywhere near as long as the upload takes."""
+    from tests.web_server import long_log
+
+    text = long_log().encode()
+    app = create_app()
+    with running(app, lifespan="on") as base:
+        with httpx.Client(base_url=base, timeout=30) as pinger, \
+                httpx.Client(base_url=base, timeout=60) as uploader:
+            pinger.get("/")
+            uploader.get("/")
+            gid = create(pinger).json()["id"]
+            upload: dict[str, float] = {}
+
+            def send() -> None:
+                upload["start"] = time.perf_counter()
+                r = uploader.post("/api/replays", content=text)
+                upload["end"] = time.perf_counter()
+                assert r.status_code == 201, r.text
+
+            thread = threading.Thread(target=send)
+            thread.start()
+            pings: list[tuple[float, float]] = []
+            while thread.is_alive() or not pings:
+                began = time.perf_counter()
+                assert pinger.get(f"/api/games/{gid}/state").status_code == 200
+                pings.append((began, time.perf_counter()))
+                time.sleep(0.02)
+            thread.join()
+    took = upload["end"] - upload["start"]
+    during = [end - began for began, end in pings
+              if began > upload["start"] and end < upload["end"]]
+    print(f"upload {took:.2f} s; pings during it: {len(during)}, max {max(during or [0]):.3f} s")
+    assert len(during) >= 3, (took, during)
+    assert max(during) < took / 2, f"a ping waited {max(during):.2f} s of a {took:.2f} s upload"
+
+
+def test_heavy_work_is_bounded() -> None:
+    """At most ``heavy_workers`` heavy jobs run and ``HEAVY_QUEUE`` wait; beyond, 503 in one
+    line. Answers have a lane of their own: they run while the heavy lane is full."""
+    import asyncio
+
+    from cahoots_envs.web.server import HEAVY_QUEUE, Work
+    from cahoots_envs.web.tables import WebError
+
+    work = Work(heavy_workers=1)
+    gate = threading.Event()
+    running_now: list[int] = []
+
+    def job() -> int:
+        running_now.append(1)
+        assert gate.wait(10)
+        return 1
+
+    async def main() -> None:
+        jobs = [asyncio.ensure_future(work.heavy(job)) for _ in range(1 + HEAVY_QUEUE)]
+        await asyncio.sleep(0.1)
+        assert work.heavy_jobs == 1 + HEAVY_QUEUE and len(running_now) == 1
+        with pytest.raises(WebError) as refused:
+            await work.heavy(job)
+        assert refused.value.status == 503 and "try again" in refused.value.message
+        assert await work.answer(lambda: 7) == 7  # not behind the heavy lane
+        gate.set()
+        assert sum(await asyncio.gather(*jobs)) == 1 + HEAVY_QUEUE
+        assert work.heavy_jobs == 0
+
+    try:
+        asyncio.run(main())
+    finally:
+        gate.set()
+        work.close()

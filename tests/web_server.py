@@ -65,3 +65,23 @@ def pick(legal: dict[str, Any] | None, rng: Any) -> dict[str, Any]:
     body = dict(moves[int(rng.integers(len(moves)))])
     body.pop("parts")
     return body
+
+
+def long_log(hands: int = 9, seed: int = 1) -> str:
+    """The log of a long Kansas City game between rule-based bots (9 hands: 879 moves, 96 KB),
+    the kind of upload that held the event loop for 0.3-0.45 s."""
+    from cahoots_envs.gamelog import GameRecorder
+    from cahoots_envs.registry import game_spec, make_raw
+    from cahoots_envs.web.tables import observation
+
+    spec = game_spec("kansas_city")
+    env = make_raw(spec.env_id, hands=hands)
+    recorder = GameRecorder(env, players=["heuristic"] * 4)
+    recorder.reset(seed=seed)
+    bots = [spec.bot(env.options, seed=s) for s in range(4)]
+    while not env.game.is_over:
+        game = env.game
+        obs, mask = observation(game, game.current_player, env.options)
+        recorder.step(int(bots[game.current_player].act(obs, mask)))
+    assert recorder.log is not None
+    return recorder.log.to_jsonl()

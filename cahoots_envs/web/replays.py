@@ -5,7 +5,7 @@ game at every ``KEYFRAME_EVERY``-th position (a keyframe), and the moves as each
 them packed into one string per viewer. Position ``k`` is the keyframe at or before it, cloned,
 with the actions since applied (at most ``KEYFRAME_EVERY - 1``: a few milliseconds). A replay
 reports its size (``nbytes``: the keyframes' pickled size, the packed texts and the actions),
-which the server's byte caps count (``sessions.py``): about 380 KiB for an 880-move Kansas
+which the server's byte caps count (``sessions.py``): about 400 KiB for an 880-move Kansas
 City game, where a clone of the game at every position took 8.5 MiB.
 """
 
@@ -202,8 +202,8 @@ def load_replay(text: str, load_policy: Callable[[str, int], Any | None]) -> Rep
     replay = Replay(header=header, keyframes=keyframes, actions=actions, seen=seen,
                     summary=summary, complete=result.complete, options=dict(env.options),
                     load_policy=load_policy)
-    # a game's objects take about twice its pickled size (measured: 12 KiB a Kansas City
-    # keyframe, 5.7 KiB pickled); the count errs high, never low
-    replay.nbytes = (2 * sum(len(pickle.dumps(g, pickle.HIGHEST_PROTOCOL)) for g in keyframes)
-                     + seen.nbytes + 8 * len(actions) + len(repr(header)) + 4096)
+    # a game's objects take about 2.5 times its pickled size (measured: 12 KiB a Kansas City
+    # keyframe, 4.8 KiB pickled), an action id in a list 36 bytes; the count errs high
+    replay.nbytes = (3 * sum(len(pickle.dumps(g, pickle.HIGHEST_PROTOCOL)) for g in keyframes)
+                     + seen.nbytes + 36 * len(actions) + 2 * len(repr(header)) + 4096)
     return replay
