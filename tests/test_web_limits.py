@@ -477,29 +477,29 @@ def test_an_upload_runs_off_the_event_loop_while_others_are_answered() -> None:
 
     text = long_log().encode()
     app = create_app()
-    with running(app, lifespan="on") as base:
-        with httpx.Client(base_url=base, timeout=30) as pinger, \
-                httpx.Client(base_url=base, timeout=60) as uploader:
-            pinger.get("/")
-            uploader.get("/")
-            gid = create(pinger).json()["id"]
-            upload: dict[str, float] = {}
+    with running(app, lifespan="on") as base, \
+            httpx.Client(base_url=base, timeout=30) as pinger, \
+            httpx.Client(base_url=base, timeout=60) as uploader:
+        pinger.get("/")
+        uploader.get("/")
+        gid = create(pinger).json()["id"]
+        upload: dict[str, float] = {}
 
-            def send() -> None:
-                upload["start"] = time.perf_counter()
-                r = uploader.post("/api/replays", content=text)
-                upload["end"] = time.perf_counter()
-                assert r.status_code == 201, r.text
+        def send() -> None:
+            upload["start"] = time.perf_counter()
+            r = uploader.post("/api/replays", content=text)
+            upload["end"] = time.perf_counter()
+            assert r.status_code == 201, r.text
 
-            thread = threading.Thread(target=send)
-            thread.start()
-            pings: list[tuple[float, float]] = []
-            while thread.is_alive() or not pings:
-                began = time.perf_counter()
-                assert pinger.get(f"/api/games/{gid}/state").status_code == 200
-                pings.append((began, time.perf_counter()))
-                time.sleep(0.02)
-            thread.join()
+        thread = threading.Thread(target=send)
+        thread.start()
+        pings: list[tuple[float, float]] = []
+        while thread.is_alive() or not pings:
+            began = time.perf_counter()
+            assert pinger.get(f"/api/games/{gid}/state").status_code == 200
+            pings.append((began, time.perf_counter()))
+            time.sleep(0.02)
+        thread.join()
     took = upload["end"] - upload["start"]
     during = [end - began for began, end in pings
               if began > upload["start"] and end < upload["end"]]
