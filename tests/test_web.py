@@ -502,20 +502,29 @@ def frames(text: str) -> list[tuple[str, Any]]:
 
 
 def test_a_watched_games_stream_sends_every_move_once_then_ends(client: TestClient) -> None:
-    state = start(client, "kansas_city", mode="watch")
-    r = client.get(f"/api/games/{state['id']}/stream", params={"view": "1"})
-    assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
-    sent = frames(r.text)
-    kinds = [kind for kind, _ in sent]
-    assert kinds[-1] == "end" and set(kinds[:-1]) == {"state"}
-    states = [data for kind, data in sent if kind == "state"]
-    assert states[0]["events_total"] == 0 and states[-1]["over"]
-    for i, s in enumerate(states[1:]):  # one move a frame, in order, as seat 1 saw it
-        assert s["events_total"] == i + 1 and [e["i"] for e in s["events"]] == [i]
-        assert s["view"] == 1 and s["legal"] is None
-    final = client.get(f"/api/games/{state['id']}/state", params={"view": "1"}).json()
-    assert [e for s in states for e in s["events"]] == final["events"]
-    assert states[-1]["table"] == final["table"]
+    """Paced, one move a frame; unpaced, the light bots' moves come several to a frame. Either
+    way every move once, in order, as the view saw it, and the end."""
+    for pace, most in (("1", 1), ("0", None)):
+        state = start(client, "kansas_city", mode="watch")
+        r = client.get(f"/api/games/{state['id']}/stream", params={"view": "1", "pace_ms": pace})
+        assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
+        sent = frames(r.text)
+        kinds = [kind for kind, _ in sent]
+        assert kinds[-1] == "end" and set(kinds[:-1]) == {"state"}
+        states = [data for kind, data in sent if kind == "state"]
+        assert states[-1]["over"]
+        assert states[0]["events_total"] == 0 or most is None  # unpaced: moves at once
+        done = 0
+        for i, s in enumerate(states):
+            assert [e["i"] for e in s["events"]] == list(range(done, s["events_total"]))
+            assert i == 0 or 1 <= len(s["events"]) <= (most or 10**6)
+            assert s["view"] == 1 and s["legal"] is None
+            done = s["events_total"]
+        if most is None:
+            assert len(states) < done / 4  # a 50 ms batch holds many rule-based bots' moves
+        final = client.get(f"/api/games/{state['id']}/state", params={"view": "1"}).json()
+        assert [e for s in states for e in s["events"]] == final["events"]
+        assert states[-1]["table"] == final["table"]
     for bad, words in (({"view": "9"}, "view must be"), ({"pace_ms": "x"}, "'pace_ms'"),
                        ({"pace_ms": "10001"}, "'pace_ms'"), ({"since": "-1"}, "'since'")):
         r = client.get(f"/api/games/{state['id']}/stream", params=bad)

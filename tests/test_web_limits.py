@@ -542,3 +542,20 @@ def test_heavy_work_is_bounded() -> None:
     finally:
         gate.set()
         work.close()
+
+
+def test_serve_options_set_the_replay_caps_and_heavy_workers() -> None:
+    import argparse
+
+    from cahoots_envs.cli import serve_cmd
+
+    parser = argparse.ArgumentParser()
+    serve_cmd.add_parser(parser.add_subparsers(), "serve")
+    limits = serve_cmd.limits_of(parser.parse_args(["serve"]))
+    assert (limits.replay_bytes, limits.replay_bytes_per_session, limits.heavy_workers) == (
+        Limits().replay_bytes, Limits().replay_bytes_per_session, Limits().heavy_workers)
+    limits = serve_cmd.limits_of(parser.parse_args([
+        "serve", "--max-replay-mib", "64", "--max-replay-mib-per-session", "2.5",
+        "--heavy-workers", "3"]))
+    assert limits.replay_bytes == 64 << 20 and limits.replay_bytes_per_session == 5 << 19
+    assert limits.heavy_workers == 3

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from cahoots_envs.cli.common import SubParsers
     from cahoots_envs.web.sessions import Limits
 
+MIB = 1 << 20
 MISSING = (f"{PROG} serve: the browser view needs the web extra: "
            "pip install 'cahoots-envs[web]' (starlette, uvicorn)")
 
@@ -85,7 +86,10 @@ def limits_of(args: argparse.Namespace) -> Limits:
                   sessions_per_minute=args.sessions_per_minute,
                   trust_forwarded=args.trust_forwarded, max_think=args.max_think,
                   max_worlds=args.max_worlds, max_rollouts=args.max_rollouts,
-                  search_workers=args.search_workers)
+                  search_workers=args.search_workers,
+                  replay_bytes=int(args.max_replay_mib * MIB),
+                  replay_bytes_per_session=int(args.max_replay_mib_per_session * MIB),
+                  heavy_workers=args.heavy_workers)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -167,6 +171,19 @@ def add_parser(sub: SubParsers, name: str) -> argparse.ArgumentParser:
                                                              least=1), default=20, metavar="N",
                         help="new browser sessions (page loads without one) a client address "
                         "may start a minute (default: 20)")
+    limits.add_argument("--max-replay-mib", type=number("--max-replay-mib", "128", least=1,
+                                                        kind=float), default=128.0, metavar="MIB",
+                        help="memory the replays of uploaded logs may hold in all; when full, "
+                        "other sessions' idle replays make room, else an upload is refused "
+                        "(default: 128)")
+    limits.add_argument("--max-replay-mib-per-session",
+                        type=number("--max-replay-mib-per-session", "16", least=0.5, kind=float),
+                        default=16.0, metavar="MIB",
+                        help="memory one browser session's replays may hold (default: 16)")
+    limits.add_argument("--heavy-workers", type=number("--heavy-workers", "2", least=1, most=16),
+                        default=2, metavar="N",
+                        help="uploads and game starts worked on at once, off the event loop; "
+                        "16 more may wait, beyond that the server answers 503 (default: 2)")
     limits.add_argument("--trust-forwarded", action="store_true",
                         help="take the client address from X-Forwarded-For (its last entry); "
                         "only behind a proxy that sets it (default: the connection's address)")

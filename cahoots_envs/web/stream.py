@@ -4,7 +4,9 @@ stream is an async iterator of the frames' bytes, which the route sends as ``tex
 
 While the stream is open the server plays the game's bots, one decision at a time on the bots'
 workers (``bots.py``), at least ``pace`` seconds between two moves it sends (the decision runs
-during the pause); a played game's stream waits at the human's turn until the move is made
+during the pause). Unpaced (``pace`` 0), the light bots (random, rule-based, networks: no
+search) move at once on the stream's worker, up to a human's or a search bot's turn (at most
+``BATCH_SECONDS`` of their work), and their moves come in one frame; a played game's stream waits at the human's turn until the move is made
 (``POST .../move`` wakes it). Every frame is ``event: state``, ``id:`` the number of moves so
 far, ``data:`` the state answer of ``GET .../state`` with the moves since the last frame. The
 stream ends with ``event: end`` once the game is over, ``event: failed`` (a JSON error) when
@@ -29,6 +31,7 @@ from cahoots_envs.web.tables import Match, WebError
 
 KEEPALIVE = 15.0
 MAX_PACE_MS = 10_000
+BATCH_SECONDS = 0.05  # light bots' work a frame may hold when unpaced
 
 
 def frame(event: str, data: Any, event_id: int | None = None) -> bytes:
@@ -37,11 +40,13 @@ def frame(event: str, data: Any, event_id: int | None = None) -> bytes:
 
 
 def _step(match: Match, submit: Callable[[Callable[[], int], bool], Future[int]], since: int,
-          view: str | None) -> tuple[dict[str, Any], Future[int] | None]:
-    """Apply the finished decision, start the next one, and the state since ``since`` (on a
-    worker thread, under the game's lock)."""
+          view: str | None, batch: bool) -> tuple[dict[str, Any], Future[int] | None]:
+    """Apply the finished decision (with ``batch``, the light bots' next moves too), start the
+    next one, and the state since ``since`` (on a worker thread, under the game's lock)."""
     with match.lock:
         match.finish_bot()
+        if batch:
+            match.play_light(BATCH_SECONDS)
         future = match.start_bot(submit)
         return match.state(since, view), future
 
@@ -69,7 +74,7 @@ async def moves(server: Server, session: Session, match: Match, since: int, view
             wake.clear()
             try:
                 state, future = await server.work.answer(functools.partial(_step, match, submit, sent,
-                                                                           view))
+                                                                           view, pace == 0))
             except WebError as e:
                 yield frame("failed", {"error": e.message, "status": e.status})
                 return

@@ -377,6 +377,26 @@ class Match:
         self.thinking = submit(call, bool(getattr(policy, "needs_infoset", False)))
         return self.thinking
 
+    def play_light(self, budget: float) -> int:
+        """Play the light bots' moves (policies that act from the observation: not a search)
+        here and now, up to a human's or a search bot's turn, the end, or ``budget`` seconds of
+        their work; the moves made. The caller holds the game's lock, on a worker thread."""
+        made, end = 0, time.monotonic() + budget
+        game = self.game
+        while self.thinking is None and not game.is_over and not self.stop.is_set() \
+                and time.monotonic() < end:
+            seat = int(game.current_player)
+            policy = self.policies[seat]
+            if policy is None or getattr(policy, "needs_infoset", False):
+                break
+            action = decide(policy, game.clone(), seat, self.env.options)
+            if action not in game.legal_actions():
+                raise WebError(409, f"player_{seat}'s bot chose an illegal move ({action})")
+            self.apply(action)
+            game = self.game
+            made += 1
+        return made
+
     def finish_bot(self) -> bool:
         """Apply the running decision if it is done (True when a move was made)."""
         future = self.thinking
