@@ -239,6 +239,16 @@ def _legal_body(state: dict[str, Any], rng: np.random.Generator) -> dict[str, An
     return pick(legal, rng)
 
 
+def answered(r: Any, out: dict[str, list[Any]]) -> bool:
+    """Whether ``r`` is a success (its round trip and size counted), else its status counted."""
+    if r.status_code != 200:
+        out["refused" if r.status_code == 429 else "failed"].append(r.status_code)
+        return False
+    out["trips"].append(r.elapsed.total_seconds())
+    out["bytes"].append(len(r.content))
+    return True
+
+
 def play_polled(http: Any, gid: str, state: dict[str, Any], rng: np.random.Generator,
                 out: dict[str, list[Any]], stop_at: float) -> None:
     moved = None
@@ -251,11 +261,8 @@ def play_polled(http: Any, gid: str, state: dict[str, Any], rng: np.random.Gener
                                                           "since": state["events_total"]})
         else:
             r = http.post(f"/api/games/{gid}/advance", json={"since": state["events_total"]})
-        if r.status_code != 200:
-            out["refused" if r.status_code == 429 else "failed"].append(r.status_code)
+        if not answered(r, out):
             return
-        out["trips"].append(r.elapsed.total_seconds())
-        out["bytes"].append(len(r.content))
         state = r.json()
 
 
@@ -289,11 +296,8 @@ def play_streamed(http: Any, gid: str, state: dict[str, Any], rng: np.random.Gen
                 moved = last = time.perf_counter()
                 a = http.post(f"/api/games/{gid}/move", json={**_legal_body(state, rng),
                                                               "since": state["events_total"]})
-                if a.status_code != 200:
-                    out["refused" if a.status_code == 429 else "failed"].append(a.status_code)
+                if not answered(a, out):
                     return
-                out["trips"].append(a.elapsed.total_seconds())
-                out["bytes"].append(len(a.content))
                 last = time.perf_counter()
 
 

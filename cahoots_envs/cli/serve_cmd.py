@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from cahoots_envs.web.sessions import Limits
 
 MIB = 1 << 20
+SWITCH_INTERVAL = 0.001  # seconds a thread holds Python's lock before another may take it
 MISSING = (f"{PROG} serve: the browser view needs the web extra: "
            "pip install 'cahoots-envs[web]' (starlette, uvicorn)")
 
@@ -119,6 +120,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     _warm_search_kernels(search_games())
     shown = f"[{args.host}]" if ":" in args.host else args.host
     print(f"{PROG} serve: http://{shown}:{args.port}/ (Ctrl-C stops)", flush=True)
+    # the event loop's thread waits for Python's lock while a worker replays a log or builds
+    # an answer: hand the lock over every millisecond, not every 5 (a request takes several)
+    sys.setswitchinterval(SWITCH_INTERVAL)
     config = uvicorn.Config(app, log_level="warning", proxy_headers=False, server_header=False,
                             lifespan="on")
     try:
@@ -171,11 +175,11 @@ def add_parser(sub: SubParsers, name: str) -> argparse.ArgumentParser:
                                                              least=1), default=20, metavar="N",
                         help="new browser sessions (page loads without one) a client address "
                         "may start a minute (default: 20)")
-    limits.add_argument("--max-replay-mib", type=number("--max-replay-mib", "128", least=1,
-                                                        kind=float), default=128.0, metavar="MIB",
+    limits.add_argument("--max-replay-mib", type=number("--max-replay-mib", "192", least=1,
+                                                        kind=float), default=192.0, metavar="MIB",
                         help="memory the replays of uploaded logs may hold in all; when full, "
                         "other sessions' idle replays make room, else an upload is refused "
-                        "(default: 128)")
+                        "(default: 192)")
     limits.add_argument("--max-replay-mib-per-session",
                         type=number("--max-replay-mib-per-session", "16", least=0.5, kind=float),
                         default=16.0, metavar="MIB",

@@ -33,6 +33,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from cahoots_envs.web.replays import ReplayProcesses
 from cahoots_envs.web.routes import Api
 from cahoots_envs.web.server import Server
 from cahoots_envs.web.sessions import Limits
@@ -102,11 +103,13 @@ def create_app(policies: Sequence[str | Path] = (), limits: Limits | None = None
                 server.sessions.sweep()
 
         task = asyncio.create_task(sweeper())
+        ReplayProcesses.start(server.limits.heavy_workers)  # before the first upload waits
         try:
             yield
         finally:
             task.cancel()
             server.close()
+            ReplayProcesses.stop()
 
     app = Starlette(routes=Api(server).routes(), middleware=[Middleware(SecurityHeaders)],
                     lifespan=lifespan,

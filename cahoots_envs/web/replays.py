@@ -5,18 +5,28 @@ game at every ``KEYFRAME_EVERY``-th position (a keyframe), and the moves as each
 them packed into one string per viewer. Position ``k`` is the keyframe at or before it, cloned,
 with the actions since applied (at most ``KEYFRAME_EVERY - 1``: a few milliseconds). A replay
 reports its size (``nbytes``: the keyframes' pickled size, the packed texts and the actions),
-which the server's byte caps count (``sessions.py``): about 400 KiB for an 880-move Kansas
-City game, where a clone of the game at every position took 8.5 MiB.
+which the server's byte caps count (``sessions.py``; ``replay_bytes``: every object it holds,
+counted once): about 400 KiB for an 880-move Kansas City game, where a clone of the game at
+every position took 8.5 MiB.
 """
 
 from __future__ import annotations
 
+import json
+import multiprocessing
+import os
 import pickle
 import secrets
+import sys
+import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from cahoots_envs.core.game import Game
 from cahoots_envs.gamelog import GameLog, ReplayError, replay_env, replay_log
@@ -82,7 +92,7 @@ class Replay:
     summary: str
     complete: bool
     options: dict[str, Any]
-    load_policy: Callable[[str, int], Any | None]
+    load_policy: Callable[[str, int], Any | None] | None
     nbytes: int = 0
     id: str = field(default_factory=_new_id)
     touched: float = field(default_factory=time.monotonic)
@@ -157,14 +167,50 @@ class Replay:
         name = names[seat] if seat < len(names) and isinstance(names[seat], str) else None
         if name is None:
             return None
-        policy = self.load_policy(name, seat)
+        policy = self.load_policy(name, seat) if self.load_policy is not None else None
         moves = probabilities(policy, game, seat, self.options) if policy is not None else None
         if moves is None:
             return None
         return {"policy": name, "seat": seat, "moves": moves}
 
 
-def load_replay(text: str, load_policy: Callable[[str, int], Any | None]) -> Replay:
+def _deep_size(obj: Any, seen: set[int]) -> int:
+    """The bytes ``obj`` holds with everything it reaches, each object once (``seen``: ids
+    already counted or not to count); the small ints Python shares cost nothing."""
+    if id(obj) in seen or (type(obj) is int and -5 <= obj <= 256) or obj is None \
+            or isinstance(obj, (bool, type)):
+        return 0
+    seen.add(id(obj))
+    size = sys.getsizeof(obj)
+    if isinstance(obj, dict):
+        size += sum(_deep_size(k, seen) + _deep_size(v, seen) for k, v in obj.items())
+    elif isinstance(obj, (list, tuple, set, frozenset)):
+        size += sum(_deep_size(x, seen) for x in obj)
+    elif isinstance(obj, np.random.Generator):
+        size += 1024  # its bit generator's state
+    elif hasattr(obj, "__dict__") and not callable(obj):
+        size += _deep_size(vars(obj), seen)
+    return size
+
+
+def _fresh(replay: Replay) -> Game:
+    """A new game of the replay's game and options: what every game shares is its too."""
+    spec: Any = replay.keyframes[0].face
+    return spec.new_game(replay.options, np.random.default_rng(0))  # type: ignore[no-any-return]
+
+
+def replay_bytes(replay: Replay) -> int:
+    """What ``replay`` holds, counted high: its keyframes, actions, packed moves and header,
+    each object once, but for what a game shares with every other game (the spec, cahoots_coop's 3.8 MB
+    of goal tables: not the replay's)."""
+    seen = {id(value) for value in vars(_fresh(replay)).values()}
+    held = (_deep_size(replay.keyframes, seen) + _deep_size(replay.actions, seen)
+            + _deep_size(replay.seen.texts, seen) + len(replay.seen.notes)
+            + len(replay.seen.seats) + _deep_size(replay.header, seen))
+    return int(1.4 * held) + 16384  # the allocator's share, lists grown by appends: high
+
+
+def load_replay(text: str, load_policy: Callable[[str, int], Any | None] | None) -> Replay:
     """Check and replay an uploaded log (``WebError`` 400 with the text ``cahoots replay``
     prints after its name), keeping its actions, keyframes and packed moves."""
     try:
@@ -202,8 +248,139 @@ def load_replay(text: str, load_policy: Callable[[str, int], Any | None]) -> Rep
     replay = Replay(header=header, keyframes=keyframes, actions=actions, seen=seen,
                     summary=summary, complete=result.complete, options=dict(env.options),
                     load_policy=load_policy)
-    # a game's objects take about 2.5 times its pickled size (measured: 12 KiB a Kansas City
-    # keyframe, 4.8 KiB pickled), an action id in a list 36 bytes; the count errs high
-    replay.nbytes = (3 * sum(len(pickle.dumps(g, pickle.HIGHEST_PROTOCOL)) for g in keyframes)
-                     + seen.nbytes + 36 * len(actions) + 2 * len(repr(header)) + 4096)
+    replay.nbytes = replay_bytes(replay)
     return replay
+
+
+# ---- a log's replay in a process of its own -------------------------------------------------------
+def load_upload(raw: bytes) -> Replay:
+    """``load_replay`` of an upload's bytes (``WebError`` 400 if they are not UTF-8)."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise WebError(400, "upload:1: not UTF-8 text; not a game log?") from None
+    return load_replay(text, None)
+
+
+def _load_pickled(raw: bytes) -> tuple[int, Any]:
+    """In a worker process: ``(0, the pickled replay)`` of an upload's bytes, or ``(status,
+    message)`` of the ``WebError`` refusing it. What the keyframes share with every game of
+    theirs (the spec, cahoots_coop's goal tables) is left out: ``_unpickled`` puts it back."""
+    try:
+        replay = load_upload(raw)
+    except WebError as e:
+        return e.status, e.message
+    fresh = vars(_fresh(replay))
+    shared = [name for name, value in fresh.items()  # the same object in every game
+              if not isinstance(value, (int, float, str, type(None)))
+              and all(game.__dict__.get(name) is value for game in replay.keyframes)]
+    for game in replay.keyframes:
+        for name in shared:
+            del game.__dict__[name]
+    return 0, pickle.dumps((replay, shared), pickle.HIGHEST_PROTOCOL)
+
+
+def _unpickled(data: bytes) -> Replay:
+    """The replay ``_load_pickled`` sent, with the fields its keyframes share put back."""
+    from cahoots_envs.registry import game_spec
+
+    replay, shared = pickle.loads(data)
+    spec = game_spec(replay.header["env_id"], replay=True)
+    made = vars(spec.new_game(replay.options, np.random.default_rng(0)))
+    canon: dict[Any, Any] = {}
+    for game in replay.keyframes:
+        for name in shared:
+            game.__dict__[name] = made[name]
+        for value in game.__dict__.values():
+            _share(value, canon)
+    return replay  # type: ignore[no-any-return]
+
+
+def _share(value: Any, canon: dict[Any, Any]) -> None:
+    """Make equal ints, strings and tuples in ``value``'s lists one object, as the keyframes
+    of a game stepped in this process share them (pickle makes each a copy of its own: twice
+    the memory)."""
+    if isinstance(value, list):
+        for i, x in enumerate(value):
+            if isinstance(x, list):
+                _share(x, canon)
+            elif isinstance(x, (int, str, tuple)) and not isinstance(x, bool):
+                try:
+                    value[i] = canon.setdefault((type(x), x), x)
+                except TypeError:  # a tuple holding a list
+                    pass
+
+
+def _builtin(raw: bytes) -> bool:
+    """Whether an upload's header names a built-in game (or names none: the check refuses it)
+    rather than one registered in this process only, which a worker process would not know."""
+    from cahoots_envs.registry import builtin_games
+
+    try:
+        env_id = str(json.loads(raw.split(b"\n", 1)[0])["env_id"])
+    except (ValueError, KeyError, TypeError):
+        return True
+    return env_id.split("/")[-1].split("-v")[0] in {s.name for s in builtin_games()}
+
+
+def _orphan_watch(parent: int) -> None:
+    """In a worker process: exit as soon as the server's process is gone, however it went (a
+    worker must never outlive it, holding its pipes and memory)."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(0)
+
+    threading.Thread(target=watch, daemon=True, name="cahoots-orphan-watch").start()
+
+
+class ReplayProcesses:
+    """Worker processes that check and replay uploaded logs, so that the server's own process
+    (its event loop, its answers) is not slowed by a long log's replay: the replay comes back
+    pickled (150 KiB for 880 moves, 6 ms to read). One pool a process, shared by the apps in it
+    (tests make many), started on first use or by ``start``."""
+
+    _pool: ProcessPoolExecutor | None = None
+    _lock = threading.Lock()
+
+    @classmethod
+    def pool(cls, workers: int) -> ProcessPoolExecutor:
+        with cls._lock:
+            if cls._pool is None:
+                cls._pool = ProcessPoolExecutor(
+                    workers, mp_context=multiprocessing.get_context("spawn"),
+                    initializer=_orphan_watch, initargs=(os.getpid(),))
+            return cls._pool
+
+    @classmethod
+    def stop(cls) -> None:
+        """Stop the workers (the server stops); the next upload starts new ones."""
+        with cls._lock:
+            pool, cls._pool = cls._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    @classmethod
+    def start(cls, workers: int) -> None:
+        """Start the workers now (they import the package: a second or two)."""
+        pool = cls.pool(workers)
+        for _ in range(workers):
+            pool.submit(int)
+
+    @classmethod
+    def load(cls, raw: bytes, workers: int) -> Replay:
+        """The replay of an upload's bytes, made in a worker process (``WebError`` as
+        ``load_replay``'s); its ``load_policy`` is the caller's to set. A game registered in
+        this process only (not built in) is replayed here, on the calling thread."""
+        if not _builtin(raw):
+            return load_upload(raw)
+        try:
+            status, found = cls.pool(workers).submit(_load_pickled, raw).result()
+        except BrokenProcessPool:
+            with cls._lock:
+                cls._pool = None  # the next upload starts a new pool
+            raise WebError(503, "the replay worker stopped; upload the log again") from None
+        if status:
+            raise WebError(status, found)
+        return _unpickled(found)

@@ -23,7 +23,7 @@ from starlette.responses import (
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from cahoots_envs.web.replays import Replay, load_replay
+from cahoots_envs.web.replays import Replay, ReplayProcesses
 from cahoots_envs.web.server import Server
 from cahoots_envs.web.sessions import Session, client_address
 from cahoots_envs.web.stream import MAX_PACE_MS, moves
@@ -322,19 +322,9 @@ class Api:
         self.sessions.check_room(session)
         server = self.server
 
-        def build() -> Replay:  # the log checked and replayed, its keyframes kept
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                raise WebError(400, "upload:1: not UTF-8 text; not a game log?") from None
-            loads: dict[str, Any] = {}
-
-            def load_policy(name: str, seat: int) -> Any:
-                if "load" not in loads:
-                    loads["load"] = server.replay_policy(replay.options, replay.env_id)
-                return loads["load"](name, seat)
-
-            replay = load_replay(text, load_policy)
+        def build() -> Replay:  # the log checked and replayed in a worker process
+            replay = ReplayProcesses.load(raw, server.limits.heavy_workers)
+            replay.load_policy = server.replay_policy(replay.options, replay.env_id)
             return replay
 
         replay = await server.work.heavy(build)

@@ -55,7 +55,7 @@ class Limits:
     max_worlds: int = 256
     max_rollouts: int = 4096
     search_workers: int = 2
-    replay_bytes: int = 128 * MIB
+    replay_bytes: int = 192 * MIB
     replay_bytes_per_session: int = 16 * MIB
     heavy_workers: int = 2
 

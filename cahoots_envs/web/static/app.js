@@ -335,7 +335,12 @@ class LiveGame {
         } else {
           const who = state.to_move === null ? "" : `player_${state.to_move} (${state.names[state.to_move]})`;
           if (this.mode === "watch" && this.paused && !this.stepOnce) {
-            this.closeStream();
+            if (this.source) { // the moves the stream made before it closed, then the pause
+              this.closeStream();
+              state = await api("GET", `/api/games/${this.id}/state?since=${this.events.length}&view=${encodeURIComponent(this.view)}`);
+              await this.show(state);
+              continue;
+            }
             say(`Paused: ${who} to move`, "paused");
             await this.wait(null);
             continue;
