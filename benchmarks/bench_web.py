@@ -15,7 +15,8 @@ worktree of an earlier commit) in the same run, one after the other, same option
   with ``--max-games-per-address 256``) and after deleting them;
 - **load**: 20 clients, each with its own session, playing whole Kansas City games (one hand,
   three rule-based bots, random moves) in a tight loop for ``--seconds``, under the default
-  caps: successful answers a second (an HTTP answer, or a streamed move's frame), the round
+  caps on games, the trees taking turns ``--rounds`` times (so that both meet the machine's
+  other work alike): successful answers a second (an HTTP answer, or a streamed move's frame), the round
   trips' median and p95 (a request to its answer; a frame from the request or frame before
   it), a person's move to their next turn, and any 429; then one client alone. Each client
   speaks its server's protocol: a tree with ``/stream`` gets the bots' moves on one stream
@@ -307,9 +308,10 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def load(base: str, pid: int, clients: int, seconds: float) -> dict[str, float]:
+def load(base: str, pid: int, clients: int, seconds: float) -> dict[str, Any]:
+    """``clients`` clients playing for ``seconds``: what they measured, raw."""
     keys = ("trips", "turns", "games", "refused", "failed", "bytes")
-    outs = [{k: [] for k in keys} for _ in range(clients)]  # type: ignore[var-annotated]
+    outs: list[dict[str, list[Any]]] = [{k: [] for k in keys} for _ in range(clients)]
     stop_at = time.monotonic() + seconds
     threads = [threading.Thread(target=play_games, args=(base, seconds, stop_at, outs[i], i))
                for i in range(clients)]
@@ -319,52 +321,73 @@ def load(base: str, pid: int, clients: int, seconds: float) -> dict[str, float]:
         t.start()
     for t in threads:
         t.join()
-    took = time.monotonic() - began
-    server_cpu, own_cpu = cpu_seconds(pid) - server_cpu, time.process_time() - own_cpu
-    every = {k: [x for o in outs for x in o[k]] for k in keys}
+    every: dict[str, Any] = {k: [x for o in outs for x in o[k]] for k in keys}
+    every["took"] = time.monotonic() - began
+    every["server_cpu"] = cpu_seconds(pid) - server_cpu
+    every["client_cpu"] = time.process_time() - own_cpu
+    every["load"] = [os.getloadavg()[0]]
+    return every
+
+
+def summary(runs: list[dict[str, Any]]) -> dict[str, float]:
+    """The runs of ``load`` together."""
+    every = {k: [x for r in runs for x in r[k]] for k in
+             ("trips", "turns", "games", "refused", "failed", "bytes", "load")}
+    took = sum(r["took"] for r in runs)
+    games = max(1, len(every["games"]))
     return {"answers_per_s": len(every["trips"]) / took, "games_per_s": len(every["games"]) / took,
             "trip_p50": p(every["trips"], 50), "trip_p95": p(every["trips"], 95),
             "turn_p50": p(every["turns"], 50), "turn_p95": p(every["turns"], 95),
             "answer_kib": float(np.mean(every["bytes"])) / 1024 if every["bytes"] else 0.0,
             "refused": len(every["refused"]), "failed": len(every["failed"]),
-            "server_cpu_ms_per_game": 1000 * server_cpu / max(1, len(every["games"])),
-            "client_cpu_ms_per_game": 1000 * own_cpu / max(1, len(every["games"]))}
+            "server_cpu_ms_per_game": 1000 * sum(r["server_cpu"] for r in runs) / games,
+            "client_cpu_ms_per_game": 1000 * sum(r["client_cpu"] for r in runs) / games,
+            "load": float(np.mean(every["load"]))}
 
 
-def serve_bench(trees: dict[str, Path], seconds: float, only: set[str]) -> None:
+def serve_bench(trees: dict[str, Path], seconds: float, rounds: int, only: set[str]) -> None:
+    from contextlib import ExitStack
+
     from tests.web_server import long_log
 
     log = long_log().encode()
     print(f"{platform.machine()}, {os.cpu_count()} cores; the log: 879 moves, {len(log)} bytes")
-    results: dict[str, dict[str, Any]] = {}
+
+    def show(name: str, part: str, values: dict[str, Any]) -> None:
+        print(f"{name:<5} {part:<7} " + ", ".join(
+            f"{k} {v:.1f}" if isinstance(v, float) else f"{k} {v}" for k, v in values.items()),
+            flush=True)
+
     for name, tree in trees.items():
-        res: dict[str, Any] = {}
         if "pinger" in only:
             with serving(tree) as (base, _):
-                res["pinger"] = pinger(base, log)
-                res["pinger"]["load"] = os.getloadavg()[0]
+                show(name, "pinger", {**pinger(base, log), "load": os.getloadavg()[0]})
         if "memory" in only:
             with serving(tree, "--max-games-per-address", "256", "--sessions-per-minute",
                          "100") as (base, pid):
-                res["memory"] = memory(base, pid, log)
-                res["memory"]["load"] = os.getloadavg()[0]
-        if "load" in only:  # 21 sessions from one address: more than a minute's default
-            with serving(tree, "--sessions-per-minute", "100") as (base, pid):
-                res["load20"] = load(base, pid, 20, seconds)
-                res["load20"]["load"] = os.getloadavg()[0]
-                res["load1"] = load(base, pid, 1, seconds / 2)
-                res["load1"]["load"] = os.getloadavg()[0]
-        results[name] = res
-        for part, values in res.items():
-            print(f"{name:<5} {part:<7} " + ", ".join(
-                f"{k} {v:.1f}" if isinstance(v, float) else f"{k} {v}" for k, v in values.items()),
-                flush=True)
-    if "base" in results and "load" in only:
-        new, old = results["new"]["load20"], results["base"]["load20"]
-        print(f"20 clients: answers/s x{new['answers_per_s'] / old['answers_per_s']:.2f}, "
+                show(name, "memory", {**memory(base, pid, log), "load": os.getloadavg()[0]})
+    if "load" not in only:
+        return
+    # the trees take turns, ``rounds`` times, so that both meet the machine's other work alike
+    runs: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    with ExitStack() as stack:  # 21+ sessions from one address: more than a minute's default
+        served = {name: stack.enter_context(serving(tree, "--sessions-per-minute", "1000"))
+                  for name, tree in trees.items()}
+        names = list(trees)
+        for r in range(rounds):
+            for name in names if r % 2 == 0 else names[::-1]:
+                base, pid = served[name]
+                runs.setdefault((name, 20), []).append(load(base, pid, 20, seconds))
+                runs.setdefault((name, 1), []).append(load(base, pid, 1, seconds / 3))
+    results = {key: summary(value) for key, value in runs.items()}
+    for (name, clients), values in results.items():
+        show(name, f"load{clients}", values)
+    if "base" in trees:
+        new, old = results[("new", 20)], results[("base", 20)]
+        print(f"20 clients, new / base: answers/s x{new['answers_per_s'] / old['answers_per_s']:.2f}, "
               f"games/s x{new['games_per_s'] / old['games_per_s']:.2f}, round-trip p95 "
               f"x{new['trip_p95'] / old['trip_p95']:.2f}, move-to-turn p95 "
-              f"x{new['turn_p95'] / old['turn_p95']:.2f} (new / base)")
+              f"x{new['turn_p95'] / old['turn_p95']:.2f}")
 
 
 def main() -> None:
@@ -375,12 +398,13 @@ def main() -> None:
     t.add_argument("--policy", default="heuristic", help="the bots' policy id")
     s = sub.add_parser("serve", help="pinger, memory and 20 clients over HTTP")
     s.add_argument("--base", type=Path, help="another checkout to measure in the same run")
-    s.add_argument("--seconds", type=float, default=30, help="each load phase's length")
+    s.add_argument("--seconds", type=float, default=15, help="each load phase's length")
+    s.add_argument("--rounds", type=int, default=4, help="load phases a tree, in turns")
     s.add_argument("--only", default="pinger,memory,load", help="which parts, comma-separated")
     args = parser.parse_args()
     if args.what == "serve":
         trees = {"new": ROOT, **({"base": args.base.resolve()} if args.base else {})}
-        serve_bench(trees, args.seconds, set(args.only.split(",")))
+        serve_bench(trees, args.seconds, args.rounds, set(args.only.split(",")))
     else:
         trip(getattr(args, "games", 3), getattr(args, "policy", "heuristic"))
 

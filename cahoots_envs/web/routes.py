@@ -296,8 +296,7 @@ class Api:
         since = _since(request.headers.get("last-event-id") or query.get("since"))
         pace = _query_int(query.get("pace_ms"), "pace_ms", MAX_PACE_MS) / 1000
         view = query.get("view") if match.mode == WATCH else None
-        with match.lock:
-            match.view_seat(view)  # a bad view: 400 before the stream starts
+        match.view_seat(view)  # a bad view: 400 before the stream starts
         return StreamingResponse(moves(self.server, session, match, since, view, pace),
                                  media_type="text/event-stream",
                                  headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
@@ -305,9 +304,12 @@ class Api:
     async def log(self, request: Request, session: Session | None) -> Any:
         match = self.sessions.get(session, request.path_params["id"], Match)
         name = f"{match.game.face.name}-{match.id}.jsonl"
-        with match.lock:
-            text = match.log_text()
-        return Response(text, media_type="application/x-ndjson",
+
+        def text() -> str:
+            with match.lock:
+                return match.log_text()
+
+        return Response(await self.server.work.answer(text), media_type="application/x-ndjson",
                         headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
     async def delete(self, request: Request, session: Session | None) -> Any:

@@ -54,7 +54,6 @@ def _step(match: Match, submit: Callable[[Callable[[], int], bool], Future[int]]
 async def moves(server: Server, session: Session, match: Match, since: int, view: str | None,
                 pace: float) -> AsyncIterator[bytes]:
     """The frames of ``match``'s stream (see the module docstring)."""
-    match.state(since, view)  # a bad view is refused before the stream starts
     wake = asyncio.Event()
     old, match.wake = match.wake, wake
     match.streams += 1
