@@ -6,8 +6,10 @@ afresh, the deal records and the others' hidden choices included."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import warnings
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -23,7 +25,15 @@ with warnings.catch_warnings():
 from cahoots_envs.gamelog import GameLog, replay_log
 from cahoots_envs.registry import GAMES, builtin_games, game_spec
 from cahoots_envs.web.app import Limits, create_app
-from cahoots_envs.web.tables import legal_moves, make_event, move_parts, table_of, text_of
+from cahoots_envs.web.tables import (
+    legal_moves,
+    legal_parts,
+    make_event,
+    move_parts,
+    table_of,
+    text_of,
+)
+from tests.web_server import every_move, pick
 
 # options that make a whole game short, where a game has them
 SHORT: dict[str, dict[str, Any]] = {"kansas_city": {"hands": 1}, "texas_euchre": {"target_score": 30}}
@@ -57,11 +67,10 @@ def play_out(client: TestClient, state: dict[str, Any], rng: np.random.Generator
     gid = state["id"]
     while not state["over"]:
         if state["your_turn"]:
-            assert state["legal"] and not state["thinking"]
-            move = state["legal"][int(rng.integers(len(state["legal"])))]
-            r = client.post(f"/api/games/{gid}/move", json={"action": move["id"]})
+            assert state["legal"]["count"] and not state["thinking"]
+            r = client.post(f"/api/games/{gid}/move", json=pick(state["legal"], rng))
         else:
-            assert state["legal"] == []
+            assert state["legal"] is None
             r = client.post(f"/api/games/{gid}/advance", json={"wait_ms": 5000})
         assert r.status_code == 200, r.json()
         state = r.json()
@@ -171,7 +180,7 @@ def test_bad_requests_get_one_clear_json_error(client: TestClient) -> None:
     gid = state["id"]
     while not state["your_turn"]:
         state = client.post(f"/api/games/{gid}/advance").json()
-    legal = {m["id"] for m in state["legal"]}
+    legal = {m["id"] for m in legal_moves(client.app.state.server.items()[gid].game)}  # type: ignore[attr-defined]
     illegal = next(a for a in range(10_000) if a not in legal)
     for action, status, words in ((illegal, 400, "not a legal move"), ("x", 400, "action id"),
                                   (True, 400, "action id"), (None, 400, "action id")):
@@ -234,10 +243,12 @@ def test_replay_shows_a_zoo_networks_probabilities(client: TestClient) -> None:
     probs = p["probabilities"]
     assert probs["policy"] == zoo and probs["seat"] == p["to_move"]
     assert abs(sum(m["p"] for m in probs["moves"]) - 1) < 1e-4
-    assert {m["id"] for m in probs["moves"]} == {m["id"] for m in p["legal"]}
+    replay = client.app.state.server.items()[up.json()["id"]]  # type: ignore[attr-defined]
+    assert {m["id"] for m in probs["moves"]} == {m["id"] for m in legal_moves(replay.at(1))}
+    assert len(every_move(p["legal"])) == len(probs["moves"])
     other = client.get(f"/api/replays/{up.json()['id']}/position/1",
                        params={"view": str((p["to_move"] + 1) % n)}).json()
-    assert other["probabilities"] is None and other["legal"] == []
+    assert other["probabilities"] is None and other["legal"] is None
 
 
 def test_moves_as_parts() -> None:
@@ -280,17 +291,34 @@ def _record(spec: Any, opts: dict[str, Any], seed: int) -> tuple[list[Any], list
 
 
 def _sent(spec: Any, opts: dict[str, Any], start: Any, actions: list[int], seat: int) -> str:
-    """The JSON sent to ``seat`` after ``actions`` from ``start``: its table, text, legal moves
-    when it is to move, and every move as it saw it."""
+    """What ``seat`` is sent after ``actions`` from ``start``: its table, text, legal moves (in
+    parts) when it is to move, every move as it saw it, the stream's frame of that state (a
+    live game's ``Match`` over the game, played from that seat) and a replay's moves as that
+    seat saw them (packed, then unpacked)."""
+    from cahoots_envs.registry import make_raw
+    from cahoots_envs.web.replays import Seen
+    from cahoots_envs.web.stream import frame
+    from cahoots_envs.web.tables import PLAYER, Match
+
     game, events = start, []
     for action in actions:
         before = game.clone()
         game.apply(action)
-        events.append(make_event(before, action, game, len(events)).shown(len(events), seat))
+        events.append(make_event(before, action, game, len(events)))
     mover = None if game.is_over else game.current_player
+    env = make_raw(spec.env_id, **opts)
+    env.game = game  # the live game's env over this game
+    n = opts["num_players"]
+    match = Match(mode=PLAYER, env=env, recorder=None,  # type: ignore[arg-type]
+                  policies=[None] * n, names=[f"player_{s}" for s in range(n)], human=seat,
+                  id="g_leak", events=events)
+    streamed = frame("state", match.state(0), len(events)).decode()
     return json.dumps({"table": table_of(game, seat), "text": text_of(game, seat),
-                       "legal": legal_moves(game) if mover == seat else [],
-                       "events": events}, sort_keys=True)
+                       "legal": legal_parts(game) if mover == seat else None,
+                       "events": [e.shown(i, seat) for i, e in enumerate(events)],
+                       "stream": streamed,
+                       "replay": Seen.pack(events, [None, *range(n)]).shown(len(events), seat)},
+                      sort_keys=True)
 
 
 @pytest.mark.parametrize("spec", builtin_games(), ids=lambda s: s.name)
@@ -313,3 +341,299 @@ def test_a_seat_is_sent_nothing_its_observation_hides(spec: Any) -> None:
             assert _sent(spec, opts, twin_start, list(world.actions), seat) == true, (
                 f"{spec.name} step {t} seat {seat}: the re-dealt game sends the seat other JSON")
     assert redealt, "no twin had another deal: the test would prove nothing"
+
+
+# ---- legal moves in parts -----------------------------------------------------------------------
+def _positions(spec: Any, seed: int, every: int) -> list[Any]:
+    """Positions of a game between rule-based bots, one in ``every``."""
+    games, _ = _record(spec, spec.resolve_options({}), seed)
+    return games[:-1:every]
+
+
+@pytest.mark.parametrize("spec", builtin_games(), ids=lambda s: s.name)
+def test_legal_parts_say_every_legal_move_and_no_other(spec: Any) -> None:
+    """The parts (cards, then kinds of move) allow exactly the legal moves, each once, and a
+    move sent by its parts is the same action as by its id."""
+    from cahoots_envs.web.tables import action_of
+
+    for game in _positions(spec, seed=3, every=7):
+        full = legal_moves(game)
+        by_parts = {(m["verb"], tuple(sorted(m["cards"])), m["target"]): m["id"] for m in full
+                    if not m["words"]}
+        sent = every_move(legal_parts(game))
+        assert len(sent) == len(full)
+        made = []
+        for i, body in enumerate(sent):
+            if "action" in body:
+                made.append(body["action"])
+                continue
+            p = body["parts"]
+            made.append(by_parts[(p["verb"], tuple(sorted(p["cards"])), None)])
+            if i % 17 == 0:  # the server reads the parts as that move (a sample: 364 a pass)
+                assert action_of(game, {**p, "cards": p["cards"][::-1]}) == made[-1]
+        assert sorted(made) == sorted(m["id"] for m in full)
+
+
+def test_a_kansas_city_pass_is_sent_as_parts_not_364_moves() -> None:
+    spec = game_spec("kansas_city")
+    game = spec.new_game(spec.resolve_options({}), np.random.default_rng(0))
+    full = legal_moves(game)
+    parts = legal_parts(game)
+    assert len(full) == 364 and parts["count"] == 364
+    assert parts["kinds"] == [{"verb": "pass", "kind": "hand", "cards": parts["cards"],
+                               "sizes": [3], "any": True}] and len(parts["cards"]) == 14
+    assert len(json.dumps(parts)) * 50 < len(json.dumps(full))
+
+
+def test_a_move_by_parts_is_checked(client: TestClient) -> None:
+    state = start(client, "kansas_city")  # the pass of three first
+    gid = state["id"]
+    while not state["your_turn"]:
+        state = client.post(f"/api/games/{gid}/advance", json={"wait_ms": 5000}).json()
+    cards = state["legal"]["kinds"][0]["cards"]
+    for body, words in (({"move": {"verb": "pass", "cards": cards[:2], "target": None}},
+                         "no legal move is 'pass"),
+                        ({"move": {"verb": "pass", "cards": "2A"}}, "the move's parts"),
+                        ({"move": ["pass"]}, "the move's parts")):
+        r = client.post(f"/api/games/{gid}/move", json=body)
+        assert r.status_code == 400 and words in r.json()["error"], r.json()
+    r = client.post(f"/api/games/{gid}/move",
+                    json={"move": {"verb": "pass", "cards": cards[:3][::-1], "target": None}})
+    assert r.status_code == 200 and r.json()["events"][-1]["text"].startswith("player_0 pass")
+
+
+# ---- replays: keyframes, bytes ------------------------------------------------------------------
+FIXTURES = Path(__file__).parent / "fixtures" / "gamelogs"
+
+
+@pytest.mark.parametrize("name", ["kansas_city_4p", "texas_euchre_4p"])
+def test_a_replay_rebuilds_every_position_as_the_game_was(client: TestClient, name: str) -> None:
+    """Positions rebuilt from keyframes are those of the game stepped move by move: the table,
+    text, legal moves, the move next and every move before as the view saw them."""
+    from cahoots_envs.gamelog import replay_env
+    from cahoots_envs.web.tables import result_of, seen_move
+
+    text = (FIXTURES / f"{name}.jsonl").read_text()
+    up = client.post("/api/replays", content=text.encode()).json()
+    log = GameLog.from_lines(text.splitlines(), name)
+    env = replay_env(log, render_mode=None)
+    events: list[Any] = []
+    for k, record in enumerate([*log.actions, None]):
+        game = env.game
+        for view, seat in (("referee", None), ("2", 2)):
+            if k % 5 and view == "2":
+                continue
+            got = client.get(f"/api/replays/{up['id']}/position/{k}", params={"view": view}).json()
+            action = None if record is None else int(env.str_to_action(record["action"]))
+            shows = not game.is_over and seat in (None, game.current_player)
+            assert got["table"] == table_of(game, seat) and got["text"] == text_of(game, seat)
+            assert got["legal"] == (legal_parts(game) if shows else None)
+            assert got["result"] == result_of(game, seat)
+            assert got["next"] == (None if action is None else
+                                   {"seat": game.current_player,
+                                    "text": seen_move(game, action, seat)})
+            assert got["events"] == [e.shown(i, seat) for i, e in enumerate(events)]
+        if record is not None:
+            before = game.clone()
+            env.step(action)
+            events.append(make_event(before, action, env.game, len(events)))
+    assert up["positions"] == len(log.actions) + 1
+
+
+@pytest.mark.parametrize("log", ["long kansas_city", "cahoots_coop_3p"])
+def test_a_replay_counts_at_least_the_bytes_it_holds(log: str) -> None:
+    """``nbytes`` (what the byte caps count) is no less than the memory a replay keeps, and a
+    long game's replay keeps well under a MiB (a clone per position kept 8.5 MiB); tables a
+    game shares with every other game (cahoots_coop's goal tables) are not the replay's."""
+    import gc
+    import tracemalloc
+
+    from cahoots_envs.web.replays import load_replay
+    from tests.web_server import long_log
+
+    text = long_log() if log.startswith("long") else (FIXTURES / f"{log}.jsonl").read_text()
+    load_replay(text, None)  # imports and shared tables made
+    gc.collect()
+    tracemalloc.start()
+    try:
+        replay = load_replay(text, None)
+        gc.collect()
+        held, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert held <= replay.nbytes < 2.5 * held + 64 * 1024, (held, replay.nbytes)
+    assert replay.nbytes < 640 * 1024
+    if log.startswith("long"):
+        assert replay.positions == 880
+
+
+def test_replays_are_capped_in_bytes_per_session_and_in_all() -> None:
+    text = (FIXTURES / "kansas_city_4p.jsonl").read_bytes()
+    app = create_app(limits=Limits(per_session=8))
+    one = loaded(app)
+    size = one.post("/api/replays", content=text).json()["bytes"]
+    server = app.state.server  # type: ignore[attr-defined]
+    server.limits.replay_bytes_per_session = int(2.5 * size)
+    server.limits.replay_bytes = int(3.5 * size)
+    assert one.post("/api/replays", content=text).status_code == 201
+    r = one.post("/api/replays", content=text)
+    assert r.status_code == 429 and "this session's replays would hold" in r.json()["error"]
+    assert "\n" not in r.json()["error"]
+    other = loaded(app, "10.0.0.2")
+    first = other.post("/api/replays", content=text)
+    assert first.status_code == 201, first.json()  # 3 of 3.5: room
+    taken = other.post("/api/replays", content=text)  # the server is full: one's latest goes
+    assert taken.status_code == 201 and server.sessions.nbytes() <= server.limits.replay_bytes
+    assert len(server.sessions.find(one.cookies["cahoots_session"]).items) == 1
+    r = other.post("/api/replays", content=text)  # its own cap
+    assert r.status_code == 429 and "this session's" in r.json()["error"]
+    third = loaded(app, "10.0.0.3")
+    server.limits.replay_bytes_per_session = 10 * size
+    third.post("/api/replays", content=text)  # a first replay may take another's first's place
+    r = third.post("/api/replays", content=text)  # nothing but first replays left to give way
+    assert r.status_code == 429 and "the server's replays hold" in r.json()["error"], r.json()
+
+
+# ---- the stream of moves ------------------------------------------------------------------------
+def frames(text: str) -> list[tuple[str, Any]]:
+    """The (event, data) frames of a server-sent-events body (comments skipped)."""
+    found = []
+    for block in text.split("\n\n"):
+        fields = dict(line.split(": ", 1) for line in block.split("\n") if ": " in line
+                      and not line.startswith(":"))
+        if "event" in fields:
+            found.append((fields["event"], json.loads(fields["data"])))
+    return found
+
+
+def test_a_watched_games_stream_sends_every_move_once_then_ends(client: TestClient) -> None:
+    """Paced, one move a frame; unpaced, the light bots' moves come several to a frame. Either
+    way every move once, in order, as the view saw it, and the end."""
+    for pace, most in (("1", 1), ("0", None)):
+        state = start(client, "kansas_city", mode="watch")
+        r = client.get(f"/api/games/{state['id']}/stream", params={"view": "1", "pace_ms": pace})
+        assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
+        sent = frames(r.text)
+        kinds = [kind for kind, _ in sent]
+        assert kinds[-1] == "end" and set(kinds[:-1]) == {"state"}
+        states = [data for kind, data in sent if kind == "state"]
+        assert states[-1]["over"]
+        assert states[0]["events_total"] == 0 or most is None  # unpaced: moves at once
+        done = 0
+        for i, s in enumerate(states):
+            assert [e["i"] for e in s["events"]] == list(range(done, s["events_total"]))
+            assert i == 0 or 1 <= len(s["events"]) <= (most or 10**6)
+            assert s["view"] == 1 and s["legal"] is None
+            done = s["events_total"]
+        if most is None:
+            assert len(states) < done / 4  # a 50 ms batch holds many rule-based bots' moves
+        final = client.get(f"/api/games/{state['id']}/state", params={"view": "1"}).json()
+        assert [e for s in states for e in s["events"]] == final["events"]
+        assert states[-1]["table"] == final["table"]
+    for bad, words in (({"view": "9"}, "view must be"), ({"pace_ms": "x"}, "'pace_ms'"),
+                       ({"pace_ms": "10001"}, "'pace_ms'"), ({"since": "-1"}, "'since'")):
+        r = client.get(f"/api/games/{state['id']}/stream", params=bad)
+        assert r.status_code == 400 and words in r.json()["error"], (bad, r.json())
+    assert client.get("/api/games/g_nothing/stream").status_code == 404
+
+
+def test_a_played_games_stream_waits_for_the_human_and_is_replaced_or_ended() -> None:
+    """Over real HTTP: the stream sends the bots' moves up to the human's turn (paced), waits,
+    sends the human's move and the bots' next ones; a newer stream replaces it; deleting the
+    game ends the newer one with a JSON error."""
+    import queue
+    import threading
+    import time
+
+    import httpx
+
+    pytest.importorskip("uvicorn")
+    from tests.web_server import running
+
+    app = create_app()
+    with running(app, lifespan="on") as base, httpx.Client(base_url=base, timeout=30) as http:
+        http.get("/")
+        state = http.post("/api/play", json={"game": "kansas_city", "options": {"hands": 1},
+                                              "seat": 2, "seed": 4,
+                                              "policies": ["heuristic", "random", "human",
+                                                           "heuristic"]}).json()
+        gid = state["id"]
+
+        def listen(into: queue.Queue[tuple[str, Any, float]], **params: Any) -> None:
+            with http.stream("GET", f"/api/games/{gid}/stream", params=params) as r:
+                block: list[str] = []
+                for line in r.iter_lines():
+                    if line:
+                        block.append(line)
+                        continue
+                    got = frames("\n".join(block) + "\n\n")
+                    block = []
+                    for kind, data in got:
+                        into.put((kind, data, time.monotonic()))
+                        if kind != "state":
+                            return  # its last frame
+
+        first: queue.Queue[tuple[str, Any, float]] = queue.Queue()
+        threading.Thread(target=listen, args=(first,), kwargs={"pace_ms": 50},
+                         daemon=True).start()
+        seen, times = [], []
+        while True:
+            kind, data, when = first.get(timeout=30)
+            assert kind == "state"
+            seen.append(data)
+            times.append(when)
+            if data["your_turn"]:
+                break
+        assert [s["events_total"] for s in seen] == list(range(len(seen)))
+        assert seen[-1]["to_move"] == 2 and seen[-1]["legal"]["count"] > 0
+        assert all(b - a >= 0.045 for a, b in itertools.pairwise(times))  # paced
+        assert first.empty()  # it waits for the human
+        rng = np.random.default_rng(0)
+        r = http.post(f"/api/games/{gid}/move", json=pick(seen[-1]["legal"], rng))
+        assert r.status_code == 200, r.json()
+        kind, data, _ = first.get(timeout=30)  # the human's move, as the stream's next frame
+        assert kind == "state" and data["events"][0]["i"] == len(seen) - 1
+        assert data["events"][0]["seat"] == 2
+        second: queue.Queue[tuple[str, Any, float]] = queue.Queue()
+        threading.Thread(target=listen, args=(second,), kwargs={"since": len(seen)},
+                         daemon=True).start()
+        while (got := first.get(timeout=30))[0] == "state":
+            pass
+        assert got[0] == "replaced"
+        assert second.get(timeout=30)[0] == "state"
+        assert http.delete(f"/api/games/{gid}").status_code == 200
+        while (got := second.get(timeout=30))[0] == "state":
+            pass
+        assert got[0] == "failed" and got[1]["status"] == 404
+
+
+@pytest.mark.parametrize("name", ["kansas_city_4p", "cahoots_coop_3p"])
+def test_a_replay_made_in_a_worker_process_is_the_same_and_no_bigger(name: str) -> None:
+    """An upload is replayed in a worker process and sent back pickled: every position as the
+    replay made here gives it, what every game shares (cahoots_coop's goal tables) shared
+    again, and no more memory than ``nbytes`` counts."""
+    import gc
+    import tracemalloc
+
+    from cahoots_envs.web.replays import ReplayProcesses, load_upload
+
+    raw = (FIXTURES / f"{name}.jsonl").read_bytes()
+    here = load_upload(raw)
+    ReplayProcesses.load(raw, 1)  # the worker started
+    gc.collect()
+    tracemalloc.start()
+    try:
+        there = ReplayProcesses.load(raw, 1)
+        gc.collect()
+        held, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert held <= there.nbytes < 1.5 * here.nbytes, (held, there.nbytes, here.nbytes)
+    fresh = vars(there.keyframes[0].face.new_game(there.options, np.random.default_rng(0)))
+    for key, value in vars(there.keyframes[-1]).items():
+        if not isinstance(value, (int, float, str, type(None))) and fresh.get(key) == value:
+            assert fresh[key] is value or key in type(there.keyframes[0]).CLONED_LISTS or \
+                key in type(there.keyframes[0]).CLONED_NESTED_LISTS, key
+    for k in range(there.positions):
+        for view in ("referee", "1"):
+            assert there.position(k, view) == {**here.position(k, view), "id": there.id}

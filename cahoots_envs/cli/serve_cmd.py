@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from cahoots_envs.cli.common import SubParsers
     from cahoots_envs.web.sessions import Limits
 
+MIB = 1 << 20
+SWITCH_INTERVAL = 0.001  # seconds a thread holds Python's lock before another may take it
 MISSING = (f"{PROG} serve: the browser view needs the web extra: "
            "pip install 'cahoots-envs[web]' (starlette, uvicorn)")
 
@@ -85,7 +87,10 @@ def limits_of(args: argparse.Namespace) -> Limits:
                   sessions_per_minute=args.sessions_per_minute,
                   trust_forwarded=args.trust_forwarded, max_think=args.max_think,
                   max_worlds=args.max_worlds, max_rollouts=args.max_rollouts,
-                  search_workers=args.search_workers)
+                  search_workers=args.search_workers,
+                  replay_bytes=int(args.max_replay_mib * MIB),
+                  replay_bytes_per_session=int(args.max_replay_mib_per_session * MIB),
+                  heavy_workers=args.heavy_workers)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -115,6 +120,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     _warm_search_kernels(search_games())
     shown = f"[{args.host}]" if ":" in args.host else args.host
     print(f"{PROG} serve: http://{shown}:{args.port}/ (Ctrl-C stops)", flush=True)
+    # the event loop's thread waits for Python's lock while a worker replays a log or builds
+    # an answer: hand the lock over every millisecond, not every 5 (a request takes several)
+    sys.setswitchinterval(SWITCH_INTERVAL)
     config = uvicorn.Config(app, log_level="warning", proxy_headers=False, server_header=False,
                             lifespan="on")
     try:
@@ -167,6 +175,19 @@ def add_parser(sub: SubParsers, name: str) -> argparse.ArgumentParser:
                                                              least=1), default=20, metavar="N",
                         help="new browser sessions (page loads without one) a client address "
                         "may start a minute (default: 20)")
+    limits.add_argument("--max-replay-mib", type=number("--max-replay-mib", "192", least=1,
+                                                        kind=float), default=192.0, metavar="MIB",
+                        help="memory the replays of uploaded logs may hold in all; when full, "
+                        "other sessions' idle replays make room, else an upload is refused "
+                        "(default: 192)")
+    limits.add_argument("--max-replay-mib-per-session",
+                        type=number("--max-replay-mib-per-session", "16", least=0.5, kind=float),
+                        default=16.0, metavar="MIB",
+                        help="memory one browser session's replays may hold (default: 16)")
+    limits.add_argument("--heavy-workers", type=number("--heavy-workers", "2", least=1, most=16),
+                        default=2, metavar="N",
+                        help="uploads and game starts worked on at once, off the event loop; "
+                        "16 more may wait, beyond that the server answers 503 (default: 2)")
     limits.add_argument("--trust-forwarded", action="store_true",
                         help="take the client address from X-Forwarded-For (its last entry); "
                         "only behind a proxy that sets it (default: the connection's address)")

@@ -11,6 +11,10 @@
   least recently active idle item first (no bot deciding, oldest request). A session's first
   item (its oldest live one) is never dropped for another session's second or later one: only
   a session starting its first item may take the place of another's first.
+- **Bytes**: replays are counted in bytes too (``Replay.nbytes``), per session
+  (``replay_bytes_per_session``) and in all (``replay_bytes``). A session past its own is
+  refused (it deletes a replay); a full server makes room from other sessions' replays by the
+  rule above, and refuses (``429``, one line) when none may give way.
 - **Idle** items (no request for ``idle_seconds``) are dropped by ``sweep``, which the app runs
   on a timer; a bot deciding for one is cancelled. Sessions holding nothing expire as well.
 - The client address is the connection's; ``X-Forwarded-For`` is read only when
@@ -23,7 +27,7 @@ from __future__ import annotations
 import secrets
 import time
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,6 +35,7 @@ from cahoots_envs.web.bots import SearchBudget
 from cahoots_envs.web.tables import WebError
 
 MAX_UPLOAD = 2_000_000
+MIB = 1 << 20
 MAX_SESSIONS = 10_000  # sessions kept at most; beyond, the longest idle ones holding nothing go
 
 
@@ -50,10 +55,14 @@ class Limits:
     max_worlds: int = 256
     max_rollouts: int = 4096
     search_workers: int = 2
+    replay_bytes: int = 192 * MIB
+    replay_bytes_per_session: int = 16 * MIB
+    heavy_workers: int = 2
 
     def __post_init__(self) -> None:
         for name in ("per_session", "per_address", "total", "sessions_per_minute",
-                     "max_worlds", "max_rollouts", "search_workers"):
+                     "max_worlds", "max_rollouts", "search_workers", "replay_bytes",
+                     "replay_bytes_per_session", "heavy_workers"):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"limit {name} must be at least 1, got {getattr(self, name)}")
         for name in ("idle_seconds", "sweep_seconds", "max_think"):
@@ -69,7 +78,13 @@ class Limits:
                 "total": self.total, "idle_seconds": self.idle_seconds,
                 "sessions_per_minute": self.sessions_per_minute,
                 "upload_bytes": self.upload_bytes, "max_think": self.max_think,
-                "max_worlds": self.max_worlds, "max_rollouts": self.max_rollouts}
+                "max_worlds": self.max_worlds, "max_rollouts": self.max_rollouts,
+                "replay_bytes": self.replay_bytes,
+                "replay_bytes_per_session": self.replay_bytes_per_session}
+
+
+def _mib(nbytes: int) -> str:
+    return f"{nbytes / MIB:.1f} MiB"
 
 
 def client_address(client: tuple[str, int] | None, headers: Mapping[str, str],
@@ -149,6 +164,11 @@ class Sessions:
     def held_by(self, address: str) -> int:
         return sum(len(s.items) for s in self.by_token.values() if s.address == address)
 
+    def nbytes(self, session: Session | None = None) -> int:
+        """The bytes the replays of ``session`` (None: every session) hold."""
+        held = self.by_token.values() if session is None else [session]
+        return sum(item.nbytes for s in held for item in s.items.values())
+
     def get(self, session: Session | None, key: str, kind: type) -> Any:
         found: Any = None if session is None else session.items.get(key)
         if not isinstance(found, kind):
@@ -169,19 +189,23 @@ class Sessions:
     def check_room(self, session: Session) -> None:
         """Raise the limit's error (429) when ``session`` may not add an item now, even by
         taking another's place (nothing is dropped here)."""
-        self._plan(session)
+        self._plan(session, 0)
 
     def add(self, session: Session, item: Any) -> list[Any]:
         """Add ``item`` to ``session``, dropping the items whose place it takes (returned)."""
         dropped = []
-        for owner, key in self._plan(session):
+        for owner, key in self._plan(session, item.nbytes):
             dropped.append(owner.items.pop(key))
             dropped[-1].close()
+        item.touched = session.touched = time.monotonic()
+        # a session that held nothing may have expired while its item was being built
+        self.by_token.setdefault(session.token, session)
         session.items[item.id] = item
         return dropped
 
-    def _plan(self, session: Session) -> list[tuple[Session, str]]:
-        """The items ``session``'s next one would take the place of (429 when it may not)."""
+    def _plan(self, session: Session, nbytes: int) -> list[tuple[Session, str]]:
+        """The items ``session``'s next one (of ``nbytes`` bytes) would take the place of (429
+        when it may not)."""
         limits = self.limits
         if len(session.items) >= limits.per_session or \
                 self.held_by(session.address) >= limits.per_address or self.live() >= limits.total:
@@ -208,11 +232,37 @@ class Sessions:
                                "the most it may, and none may give way to this one; try again "
                                "later")
             taken.append(victim)
+        if nbytes:
+            self._make_bytes(session, nbytes, first, taken)
         return taken
+
+    def _make_bytes(self, session: Session, nbytes: int, first: bool,
+                    taken: list[tuple[Session, str]]) -> None:
+        """Add to ``taken`` the replays whose bytes a new one of ``nbytes`` needs (429 when
+        the session's own bytes, or the server's with nothing to give way, would pass a cap)."""
+        limits = self.limits
+        mine = self.nbytes(session)
+        if mine + nbytes > limits.replay_bytes_per_session:
+            raise WebError(429, f"this session's replays would hold {_mib(mine + nbytes)} with this "
+                           f"one, more than the {_mib(limits.replay_bytes_per_session)} a session "
+                           "may; delete a replay (DELETE /api/games/<id>) and upload again")
+
+        def freed() -> int:
+            return sum(owner.items[key].nbytes for owner, key in taken)
+
+        while self.nbytes() - freed() + nbytes > limits.replay_bytes:
+            victim = self._victim(list(self.by_token.values()), session, first, taken,
+                                  lambda item: item.nbytes > 0)
+            if victim is None:
+                raise WebError(429, f"the server's replays hold {_mib(self.nbytes())}, and this "
+                               f"one ({_mib(nbytes)}) would pass the {_mib(limits.replay_bytes)} "
+                               "it keeps; none may give way to it; try again later")
+            taken.append(victim)
 
     @staticmethod
     def _victim(scope: Iterable[Session], requester: Session, first: bool,
-                taken: list[tuple[Session, str]]) -> tuple[Session, str] | None:
+                taken: list[tuple[Session, str]],
+                wanted: Callable[[Any], bool] = lambda item: True) -> tuple[Session, str] | None:
         """The item to give way in ``scope``: of the heaviest address, then session, an
         unprotected one first, then one with no bot deciding, then the least recently active.
         A session's first item is protected unless the requester is starting its own first."""
@@ -235,6 +285,8 @@ class Sessions:
                 if oldest and not first:
                     continue
                 item = s.items[key]
+                if not wanted(item):
+                    continue
                 rank = (-by_address[s.address], -by_session[s.token], oldest,
                         item.thinking is not None, item.touched)
                 if best is None or rank < best[0]:

@@ -1,12 +1,15 @@
 """What the browser view sends, without the web server: a game's table for one view (the game's
-own ``view`` member, else a generic one from its text), its legal moves split into parts, what a
-viewer saw of each move, live games (``Match``: played or watched, bots deciding in a worker
-thread, cancelled when the game goes) and uploaded logs (``Replay``). No module here names a game: everything is reached
+own ``view`` member, else a generic one from its text), its legal moves in parts (the cards,
+then the kind of move: ``legal_parts``), what a viewer saw of each move, and live games
+(``Match``: played or watched, bots deciding on the bots' workers, cancelled when the game
+goes; uploaded logs are ``replays.py``'s). No module here names a game: everything is reached
 through the game's spec (``game.face``)."""
 
 from __future__ import annotations
 
+import asyncio
 import functools
+import math
 import secrets
 import threading
 import time
@@ -20,12 +23,11 @@ import numpy as np
 
 from cahoots_envs.core.game import Game
 from cahoots_envs.core.policy import BasePolicy
-from cahoots_envs.gamelog import GameLog, GameRecorder, ReplayError, replay_env, replay_log
+from cahoots_envs.gamelog import GameRecorder
 
 HUMAN = "human"
 # a match's mode: a person plays one seat, or policies play every seat and a person watches
 PLAYER, WATCH = "player", "watch"
-MAX_REPLAY_TURNS = 5000  # positions a replay keeps (a real game: a few hundred)
 
 
 class WebError(Exception):
@@ -93,6 +95,70 @@ def legal_moves(game: Game) -> list[dict[str, Any]]:
         moves.append({"id": int(action), "text": words,
                       **move_parts(words, text.VERBS, text.NOT_CARDS)})
     return moves
+
+
+def _every_set(moves: Sequence[dict[str, Any]], cards: Sequence[str], sizes: Sequence[int]) -> bool:
+    """Whether ``moves`` (of one verb) are exactly every set of ``sizes`` distinct cards of
+    ``cards``, with no target and no other words: then the parts say it all."""
+    if len(set(cards)) != len(cards):
+        return False
+    sets = set()
+    for m in moves:
+        if m["target"] is not None or m["words"] or len(set(m["cards"])) != len(m["cards"]):
+            return False
+        sets.add(frozenset(m["cards"]))
+    return len(sets) == len(moves) == sum(math.comb(len(cards), k) for k in sizes)
+
+
+def legal_parts(game: Game) -> dict[str, Any]:
+    """The legal moves of the seat to move in parts (``API.md``, "Legal moves"): the cards any
+    move names, then each kind of move (a verb) with its cards and how many a move takes; a verb
+    whose moves are every set of that many of its cards (a pass of three: 364 moves) lists no
+    move (the client sends the parts), any other lists its moves (``id``, ``cards``,
+    ``target``, ``text``); word moves (``no upgrade``) are listed with their ids."""
+    if game.is_over:
+        return {"count": 0, "cards": [], "kinds": [], "words": []}
+    moves = legal_moves(game)
+    words = [m for m in moves if not m["cards"] and m["target"] is None]
+    by_verb: dict[str, list[dict[str, Any]]] = {}
+    for m in moves:
+        if m["cards"] or m["target"] is not None:
+            by_verb.setdefault(m["verb"], []).append(m)
+    every: list[str] = []
+    kinds = []
+    for verb, group in by_verb.items():
+        cards = list(dict.fromkeys(c for m in group for c in m["cards"]))
+        every += [c for c in cards if c not in every]
+        sizes = sorted({len(m["cards"]) for m in group})
+        kind: dict[str, Any] = {"verb": verb, "kind": group[0]["kind"], "cards": cards,
+                                "sizes": sizes, "any": _every_set(group, cards, sizes)}
+        if not kind["any"]:
+            kind["moves"] = [{"id": m["id"], "cards": m["cards"], "target": m["target"],
+                              "text": m["text"]} for m in group]
+        kinds.append(kind)
+    return {"count": len(moves), "cards": every, "kinds": kinds,
+            "words": [{"id": m["id"], "text": m["text"], "verb": m["verb"], "words": m["words"]}
+                      for m in words]}
+
+
+def action_of(game: Game, move: Any) -> int:
+    """The action id of a move named by its parts (``{"verb", "cards", "target"}``: the cards
+    in any order), as ``legal_parts`` lets a client build it; ``WebError`` 400 when no legal
+    move, or more than one, has those parts."""
+    if not isinstance(move, dict) or not isinstance(move.get("verb"), str) or \
+            not isinstance(move.get("cards", []), list) or \
+            not all(isinstance(c, str) for c in move.get("cards", [])) or \
+            not isinstance(move.get("target"), (str, type(None))):
+        raise WebError(400, "'move' must be the move's parts: {\"verb\": <verb>, \"cards\": "
+                       "[<card>, ...], \"target\": <target or null>}")
+    want = (move["verb"], sorted(move.get("cards", [])), move.get("target"))
+    found = [m["id"] for m in legal_moves(game)
+             if (m["verb"], sorted(m["cards"]), m["target"]) == want and not m["words"]]
+    if len(found) != 1:
+        shown = " ".join([want[0], *want[1]]) + (f" on {want[2]}" if want[2] is not None else "")
+        raise WebError(400, f"no legal move is {shown[:80]!r} now"
+                       + (" (it names several: send its action id)" if found else ""))
+    return int(found[0])
 
 
 def seen_move(game: Game, action: int, viewer: int | None) -> str:
@@ -197,6 +263,13 @@ class Match:
     # set when the game is deleted or expires: its queued decision never starts, a search
     # bot's running one stops at its next clock read (the bot's ``cancel``)
     stop: threading.Event = field(default_factory=threading.Event)
+    # held while the game is read or changed: requests build its answers on worker threads
+    lock: threading.RLock = field(default_factory=threading.RLock)
+    # the open stream's wake-up (``stream.py``): set on the event loop when the game changes
+    # (a move, a bot's decision done, the game gone); a newer stream takes it over
+    wake: asyncio.Event | None = None
+    streams: int = 0
+    nbytes: int = 0  # what the server's byte caps count: a live game, nothing (replays.py)
 
     def __post_init__(self) -> None:
         for policy in self.policies:
@@ -208,10 +281,17 @@ class Match:
         return self.env.game  # type: ignore[no-any-return]
 
     def close(self) -> None:
-        """The game is gone (deleted, dropped or expired): cancel its bot's decision."""
+        """The game is gone (deleted, dropped or expired): cancel its bot's decision and end
+        its stream (on the event loop, where items are dropped)."""
         self.stop.set()
         if self.thinking is not None:
             self.thinking.cancel()
+        self.changed()
+
+    def changed(self) -> None:
+        """Wake the game's stream, if one is open (call on the event loop)."""
+        if self.wake is not None:
+            self.wake.set()
 
     @property
     def over(self) -> bool:
@@ -244,8 +324,8 @@ class Match:
             "thinking": self.thinking is not None, "over": self.over,
             "turn": len(self.events), "phase": str(game.phase),
             "table": table_of(game, seat), "text": text_of(game, seat),
-            "legal": legal_moves(game) if to_move is not None and to_move == seat
-            and self.human == seat else [],
+            "legal": legal_parts(game) if to_move is not None and to_move == seat
+            and self.human == seat else None,
             "events": [e.shown(since + i, seat) for i, e in enumerate(self.events[since:])],
             "events_total": len(self.events),
             "result": result_of(game, seat),
@@ -256,8 +336,9 @@ class Match:
         self.recorder.step(int(action))
         self.events.append(make_event(before, int(action), self.game, len(self.events)))
 
-    def move(self, action: Any) -> None:
-        """The human's move, checked against the action mask."""
+    def move(self, action: Any, parts: Any = None) -> None:
+        """The human's move (an action id, or ``parts`` as ``action_of`` reads them), checked
+        against the action mask."""
         game = self.game
         if self.human is None:
             raise WebError(409, "a watched game has no human seat: ask for the next move "
@@ -267,6 +348,8 @@ class Match:
         if game.current_player != self.human:
             raise WebError(409, f"it is player_{game.current_player}'s turn, not yours "
                            f"(player_{self.human}): ask for the next bot move (POST .../advance)")
+        if parts is not None:
+            action = action_of(game, parts)
         if not isinstance(action, int) or isinstance(action, bool):
             raise WebError(400, f"'action' must be an action id (an int from 'legal'), got "
                            f"{str(action)[:40]!r}")
@@ -293,6 +376,26 @@ class Match:
         call = functools.partial(decide, policy, game.clone(), seat, self.env.options)
         self.thinking = submit(call, bool(getattr(policy, "needs_infoset", False)))
         return self.thinking
+
+    def play_light(self, budget: float) -> int:
+        """Play the light bots' moves (policies that act from the observation: not a search)
+        here and now, up to a human's or a search bot's turn, the end, or ``budget`` seconds of
+        their work; the moves made. The caller holds the game's lock, on a worker thread."""
+        made, end = 0, time.monotonic() + budget
+        game = self.game
+        while self.thinking is None and not game.is_over and not self.stop.is_set() \
+                and time.monotonic() < end:
+            seat = int(game.current_player)
+            policy = self.policies[seat]
+            if policy is None or getattr(policy, "needs_infoset", False):
+                break
+            action = decide(policy, game.clone(), seat, self.env.options)
+            if action not in game.legal_actions():
+                raise WebError(409, f"player_{seat}'s bot chose an illegal move ({action})")
+            self.apply(action)
+            game = self.game
+            made += 1
+        return made
 
     def finish_bot(self) -> bool:
         """Apply the running decision if it is done (True when a move was made)."""
@@ -330,119 +433,6 @@ def new_match(spec: Any, options: Mapping[str, Any], policies: Sequence[BasePoli
     human = next((s for s, p in enumerate(policies) if p is None), None)
     return Match(mode=mode, env=env, recorder=recorder, policies=list(policies),
                  names=list(names), human=human)
-
-
-# ---- replays ----------------------------------------------------------------------------------
-@dataclass
-class Replay:
-    """An uploaded log, checked as ``cahoots replay`` checks it, as the game at every position
-    (``states[k]``: before the ``k``-th action) with each action's event."""
-
-    log: GameLog
-    states: list[Game]
-    actions: list[int]
-    events: list[Event]
-    summary: str
-    complete: bool
-    options: dict[str, Any]
-    load_policy: Callable[[str, int], Any | None]
-    id: str = field(default_factory=lambda: new_id("r"))
-    touched: float = field(default_factory=time.monotonic)
-    thinking: None = None
-
-    def close(self) -> None:
-        """Nothing runs for a replay."""
-
-    @property
-    def game(self) -> Game:
-        return self.states[0]
-
-    def describe(self) -> dict[str, Any]:
-        header = self.log.header
-        game = self.states[0]
-        spec: Any = game.face
-        return {"id": self.id, "game": spec.name, "env_id": header["env_id"],
-                "players": game.num_players,
-                "names": list(header.get("players") or [f"player_{s}" for s in
-                                                        range(game.num_players)]),
-                "options": dict(header.get("options", {})), "positions": len(self.states),
-                "turns": len(self.actions), "complete": self.complete, "summary": self.summary}
-
-    def position(self, k: int, view: str | None) -> dict[str, Any]:
-        if not 0 <= k < len(self.states):
-            raise WebError(404, f"position {k} is not in this log (0 to {len(self.states) - 1})")
-        game = self.states[k]
-        n = game.num_players
-        if view in (None, "", "referee"):
-            seat = None
-        elif view.isdigit() and int(view) < n:
-            seat = int(view)
-        else:
-            raise WebError(400, f"view must be 'referee' or a seat from 0 to {n - 1}, got {view!r}")
-        to_move = None if game.is_over else int(game.current_player)
-        nxt = None
-        if k < len(self.actions):
-            nxt = {"seat": to_move, "text": seen_move(game, self.actions[k], seat)}
-        shows_mover = to_move is not None and seat in (None, to_move)
-        probs = None
-        if shows_mover and to_move is not None:
-            probs = self._probabilities(game, to_move)
-        return {
-            "id": self.id, "k": k, "positions": len(self.states),
-            "view": "referee" if seat is None else seat, "to_move": to_move,
-            "over": bool(game.is_over), "turn": k, "phase": str(game.phase),
-            "table": table_of(game, seat), "text": text_of(game, seat), "next": nxt,
-            "legal": legal_moves(game) if shows_mover else [],
-            "events": [e.shown(i, seat) for i, e in enumerate(self.events[:k])],
-            "result": result_of(game, seat), "probabilities": probs,
-        }
-
-    def _probabilities(self, game: Game, seat: int) -> dict[str, Any] | None:
-        names = self.log.header.get("players") or []
-        name = names[seat] if seat < len(names) and isinstance(names[seat], str) else None
-        if name is None:
-            return None
-        policy = self.load_policy(name, seat)
-        moves = probabilities(policy, game, seat, self.options) if policy is not None else None
-        if moves is None:
-            return None
-        return {"policy": name, "seat": seat, "moves": moves}
-
-
-def load_replay(text: str, load_policy: Callable[[str, int], Any | None]) -> Replay:
-    """Check and replay an uploaded log (``WebError`` 400 with the text ``cahoots replay``
-    prints after its name), then keep the game at every position."""
-    try:
-        log = GameLog.from_lines(text.splitlines(keepends=True), "upload")
-    except ValueError as e:  # ReplayError included: not a well-formed log
-        raise WebError(400, str(e)) from None
-    if len(log.actions) > MAX_REPLAY_TURNS:
-        raise WebError(400, f"the log has {len(log.actions)} actions, more than the browser view "
-                       f"replays ({MAX_REPLAY_TURNS})")
-    try:
-        result = replay_log(log, partial=True)
-    except ReplayError as e:
-        raise WebError(400, f"FAILED: {e}") from None
-    env = replay_env(log, render_mode=None)
-    states = [env.game.clone()]
-    actions: list[int] = []
-    events: list[Event] = []
-    for record in log.actions[: result.turns]:
-        before = env.game
-        action = int(env.str_to_action(record["action"]))
-        snapshot = before.clone()
-        env.step(action)
-        events.append(make_event(snapshot, action, env.game, len(events)))
-        actions.append(action)
-        states.append(env.game.clone())
-    if result.complete:
-        summary = f"replay OK: {result.turns} actions, every one legal; final scores match"
-    elif result.abandoned:
-        summary = f"replay OK: the game was abandoned at turn {result.turns}"
-    else:
-        summary = f"partial replay: {result.turns} actions, every one legal; the log has no end record"
-    return Replay(log=log, states=states, actions=actions, events=events, summary=summary,
-                  complete=result.complete, options=dict(env.options), load_policy=load_policy)
 
 
 def policy_files(paths: Sequence[str | Path]) -> dict[str, Path]:

@@ -3,7 +3,8 @@
 Through Starlette's test client (the app in this process, no socket), sends ``--requests``
 requests (1,000 by default) drawn at random: every route with every method, bodies that are not
 JSON, JSON of the wrong shape, huge or negative numbers, unknown games, options and policy ids,
-paths instead of ids, illegal and out-of-range action ids, unknown and other sessions' game ids,
+paths instead of ids, illegal and out-of-range action ids, moves by junk parts, streams with bad
+parameters, unknown and other sessions' game ids,
 truncated and garbled game logs, oversized bodies; mixed with legal play so that live games are
 reached in every state. Counts the answers by status; any ``500`` (an unexpected exception) or
 an answer that is not a JSON error for a refused request is a failure, and the server must still
@@ -57,12 +58,22 @@ def request(client: TestClient, rng: np.random.Generator, ids: list[str], log: s
             body["policies"][int(rng.integers(n))] = junk
         return client.post("/api/watch", json=body)
     if kind == 2:
+        if rng.random() < 0.3:  # a move by its parts, or junk in their place
+            parts = {"verb": str(junk)[:20], "cards": [str(junk)[:5]] * int(rng.integers(4)),
+                     "target": None}
+            return client.post(f"/api/games/{gid}/move",
+                               json={"move": parts if rng.random() < 0.5 else junk})
         return client.post(f"/api/games/{gid}/move", json={"action": junk if rng.random() < 0.5
                                                            else int(rng.integers(-5, 2000))})
     if kind == 3:
         return client.post(f"/api/games/{gid}/advance",
                             json={"wait_ms": junk} if rng.random() < 0.3 else {})
     if kind == 4:
+        if rng.random() < 0.3:  # a stream refused before it starts (one that started would
+            # wait on its game here: the test client reads a response to its end)
+            bad = ["x", "-1", "10001", "1e3", ""][int(rng.integers(5))] or "99999"
+            return client.get(f"/api/games/{gid}/stream",
+                              params={"pace_ms": bad, "view": str(junk)[:20]})
         return client.get(f"/api/games/{gid}/state",
                           params={"since": str(junk), "view": str(junk)[:20]})
     if kind == 5:

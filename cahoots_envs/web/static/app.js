@@ -4,7 +4,7 @@
 // server sends); a kind without a module gets a layout inferred from its data.
 import { append, el } from "./draw.js";
 import { drawTable } from "./layout.js";
-import { MoveBuilder } from "./moves.js";
+import { MoveBuilder, expand } from "./moves.js";
 
 const main = document.getElementById("app");
 const status = document.getElementById("status");
@@ -278,49 +278,88 @@ class LiveGame {
     return tableRoot;
   }
 
+  // the game's stream of moves (API.md): open while a bot is to move and the game not paused;
+  // its frames are the states after each move, shown one at a time
+  openStream() {
+    const key = `${this.view}|${this.pause}`;
+    if (this.source && this.sourceKey === key) return;
+    this.closeStream();
+    const view = this.mode === "watch" ? `&view=${encodeURIComponent(this.view)}` : "";
+    this.source = new EventSource(`/api/games/${this.id}/stream?since=${this.events.length}&pace_ms=${this.pause}${view}`);
+    this.sourceKey = key;
+    this.frames = [];
+    this.source.addEventListener("state", (e) => { this.frames.push(JSON.parse(e.data)); this.kick(); });
+    for (const done of ["end", "replaced"]) this.source.addEventListener(done, () => this.closeStream());
+    this.source.addEventListener("failed", (e) => { this.failure = JSON.parse(e.data).error; this.closeStream(); this.kick(); });
+  }
+
+  closeStream() {
+    if (this.source) { this.source.close(); this.source = null; }
+  }
+
+  // the next state the stream sent with a move not shown yet; null when woken for another reason
+  async nextFrame() {
+    for (;;) {
+      if (this.failure) throw new Error(this.failure);
+      const next = (this.frames || []).shift();
+      if (next && next.events_total > this.events.length) return next;
+      if (next) continue;
+      await this.wait(null);
+      if (!(this.frames || []).length) return null;
+    }
+  }
+
   async run(state) {
     await this.show(state);
     while (!this.stopped) {
       if (state.over) {
+        this.closeStream();
         this.finish(state);
         return;
       }
       try {
         if (this.mode === "watch" && this.reload) {
           this.reload = false;
+          this.closeStream();
           state = await api("GET", `/api/games/${this.id}/state?view=${encodeURIComponent(this.view)}`);
           await this.show(state);
           continue;
         }
         if (state.your_turn) {
           say("Your turn: choose a move", "your-turn");
-          const action = await this.choose(state);
+          const move = await this.choose(state);
           if (this.stopped) return;
           say("…", "busy");
-          state = await api("POST", `/api/games/${this.id}/move`, { action, since: this.events.length });
+          const body = move.id === null ? { move: { verb: move.verb, cards: move.cards, target: move.target } } : { action: move.id };
+          state = await api("POST", `/api/games/${this.id}/move`, { ...body, since: this.events.length });
         } else {
           const who = state.to_move === null ? "" : `player_${state.to_move} (${state.names[state.to_move]})`;
           if (this.mode === "watch" && this.paused && !this.stepOnce) {
+            if (this.source) { // the moves the stream made before it closed, then the pause
+              this.closeStream();
+              state = await api("GET", `/api/games/${this.id}/state?since=${this.events.length}&view=${encodeURIComponent(this.view)}`);
+              await this.show(state);
+              continue;
+            }
             say(`Paused: ${who} to move`, "paused");
             await this.wait(null);
             continue;
           }
-          if (!state.thinking && this.pause > 0 && !this.stepOnce) {
-            say(`${who} to move`, "bot");
-            await this.wait(this.pause);
-            if (this.stopped) return;
-            if (this.mode === "watch" && (this.paused || this.reload)) continue;
+          say(`${who} is thinking…`, "thinking"); // its decision runs while the stream waits
+          if (this.stepOnce) { // one move while paused
+            this.stepOnce = false;
+            state = await api("POST", `/api/games/${this.id}/advance`, { since: this.events.length, wait_ms: 5000, view: String(this.view) });
+          } else {
+            this.openStream();
+            const next = await this.nextFrame();
+            if (!next || this.stopped || (this.mode === "watch" && (this.paused || this.reload))) continue;
+            state = next;
           }
-          this.stepOnce = false;
-          say(`${who} is thinking…`, "thinking"); // its decision runs while this request waits
-          const body = { since: this.events.length, wait_ms: 1000 };
-          if (this.mode === "watch") body.view = String(this.view);
-          state = await api("POST", `/api/games/${this.id}/advance`, body);
-          if (state.thinking) say(`${who} is thinking…`, "thinking");
         }
         if (this.stopped) return;
         await this.show(state);
       } catch (err) {
+        this.closeStream();
         showError(this.error, err);
         say("Error", "error");
         return;
@@ -330,7 +369,7 @@ class LiveGame {
 
   choose(state) {
     return new Promise((resolve) => {
-      const builder = new MoveBuilder(state.legal, this.tableBox.firstElementChild, this.panel, resolve);
+      const builder = new MoveBuilder(expand(state.legal), this.tableBox.firstElementChild, this.panel, resolve);
       hooks.builder = builder;
       hooks.turns += 1;
       this.keys = (e) => builder.key(e);
@@ -353,6 +392,7 @@ class LiveGame {
 
   stop() {
     this.stopped = true;
+    this.closeStream();
     this.kick();
     if (this.keys) document.removeEventListener("keydown", this.keys);
     api("DELETE", `/api/games/${this.id}`).catch(() => {});

@@ -5,6 +5,30 @@
 // plays with one click; a word move ("no upgrade", "throw down") is one button.
 import { cardRow, el } from "./draw.js";
 
+function* subsets(cards, size, from = 0) {
+  if (size === 0) { yield []; return; }
+  for (let i = from; i <= cards.length - size; i++) for (const rest of subsets(cards, size - 1, i + 1)) yield [cards[i], ...rest];
+}
+
+// The API's legal moves in parts (the cards, then each kind of move) as one entry per move:
+// {id, text, verb, kind, cards, target, words}; a move of a kind whose every set of cards is
+// legal has no id (id: null), and is sent by its parts.
+export function expand(legal) {
+  const moves = [];
+  if (!legal) return moves;
+  for (const kind of legal.kinds) {
+    if (kind.any) {
+      for (const size of kind.sizes) for (const cards of subsets(kind.cards, size)) {
+        moves.push({ id: null, text: [kind.verb, ...cards].join(" "), verb: kind.verb, kind: kind.kind, cards, target: null, words: [] });
+      }
+    } else {
+      for (const m of kind.moves) moves.push({ ...m, verb: kind.verb, kind: kind.kind, words: [] });
+    }
+  }
+  for (const w of legal.words) moves.push({ ...w, kind: "word", cards: [], target: null });
+  return moves;
+}
+
 function tally(cards) {
   const out = new Map();
   for (const c of cards) out.set(c, (out.get(c) || 0) + 1);
@@ -57,7 +81,7 @@ function covers(cards, need) {
 }
 
 export class MoveBuilder {
-  // legal: the API's legal moves; tableRoot: the drawn table (its zones [data-zone] hold the
+  // legal: the legal moves, one entry each (expand); tableRoot: the drawn table (its zones [data-zone] hold the
   // cards, its [data-target] elements the targets); panel: where the controls go; send(id).
   constructor(legal, tableRoot, panel, send) {
     this.legal = legal;
@@ -141,14 +165,14 @@ export class MoveBuilder {
     const move = this.chosen();
     if (move && !this.sent) {
       this.sent = true;
-      this.send(move.id);
+      this.send(move);
     }
   }
 
   play(move) {
     if (!this.sent) {
       this.sent = true;
-      this.send(move.id);
+      this.send(move);
     }
   }
 
