@@ -10,6 +10,7 @@ the latency test runs the app under uvicorn on 127.0.0.1 and drives it over real
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -17,6 +18,7 @@ import threading
 import time
 import warnings
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -460,6 +462,31 @@ def test_serve_off_loopback_warns_and_says_how_to_warm_search() -> None:
     assert err.startswith("cahoots serve: warning: --host 0.0.0.0 serves the browser view beyond "
                           "this machine, and it has no authentication"), err
     assert "Traceback" not in err
+
+
+@pytest.mark.slow
+def test_serve_warmup_compiles_the_search_kernels_before_serving(tmp_path: Path) -> None:
+    """``serve --warmup`` on an empty kernel cache: every search game's warm-up line comes
+    before the "serving" line (minutes on a cold cache: -m slow)."""
+    port = free_port()
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
+    proc = subprocess.Popen([sys.executable, "-m", "cahoots_envs.cli", "serve", "--warmup",
+                             "--port", str(port)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        lines = []
+        line = proc.stdout.readline() if proc.stdout else ""
+        while line and "(Ctrl-C stops)" not in line:
+            lines.append(line)
+            line = proc.stdout.readline() if proc.stdout else ""
+        assert line.endswith(f":{port}/ (Ctrl-C stops)\n")
+        warmed = [x for x in lines if x.startswith("cahoots serve: warm-up: ")]
+        assert [x.split(": ")[2] for x in warmed] == ["kansas_city", "texas_euchre",
+                                                      "cahoots_tricks", "cahoots_coop"]
+        assert all("kernel signatures compiled" in x for x in warmed), warmed
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=20)
 
 
 def test_games_reports_the_limits() -> None:

@@ -58,16 +58,25 @@ def open_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
-def _warm_search_kernels(games: list[str]) -> None:
+def _warm_search_kernels(games: list[str], warm: bool) -> None:
     """The search seats of ``games`` run numba kernels compiled on first use (10-35 s a game on
-    a cold cache, during which that first decision waits). Today this says how to warm them
-    beforehand (``cahoots warmup <games>``); the warm-up itself is to be called here once the
-    package has it."""
+    a cold cache, during which that first decision waits). With ``--warmup`` they are compiled
+    into numba's cache here, before the server starts (a line per game; nothing to compile
+    when the cache is warm already); otherwise this says how to warm them beforehand."""
     import importlib.util
 
-    if games and importlib.util.find_spec("numba") is not None:
+    if not games or importlib.util.find_spec("numba") is None:
+        return
+    if not warm:
         print(f"{PROG} serve: search seats compile their kernels on first use (10-35 s a game) "
-              f"unless warmed beforehand: {PROG} warmup {' '.join(games)}", flush=True)
+              f"unless warmed beforehand: {PROG} warmup {' '.join(games)} (or serve --warmup)",
+              flush=True)
+        return
+    from cahoots_envs.search.warmup import warmup
+
+    print(f"{PROG} serve: warming the search kernels of {', '.join(games)} (--warmup; "
+          "up to a minute a game on a cold cache)", flush=True)
+    warmup(games, progress=lambda line: print(f"{PROG} serve: warm-up: {line}", flush=True))
 
 
 def search_games() -> list[str]:
@@ -117,7 +126,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
               f"this machine's CPU within its limits (--max-games {args.max_games}, --max-think "
               f"{args.max_think:g}); put an authenticating proxy in front for other people",
               file=sys.stderr, flush=True)
-    _warm_search_kernels(search_games())
+    _warm_search_kernels(search_games(), args.warmup)
     shown = f"[{args.host}]" if ":" in args.host else args.host
     print(f"{PROG} serve: http://{shown}:{args.port}/ (Ctrl-C stops)", flush=True)
     # the event loop's thread waits for Python's lock while a worker replays a log or builds
@@ -192,6 +201,10 @@ def add_parser(sub: SubParsers, name: str) -> argparse.ArgumentParser:
                         help="take the client address from X-Forwarded-For (its last entry); "
                         "only behind a proxy that sets it (default: the connection's address)")
     bots = p.add_argument_group("the bots' budgets (whatever a page asks for)")
+    bots.add_argument("--warmup", action="store_true",
+                      help="compile the search seats' numba kernels before serving (as cahoots "
+                      "warmup does), so that no player waits 10-35 s for a game's first search "
+                      "decision; without it, the server says how to")
     bots.add_argument("--max-think", type=number("--max-think", "5", least=0.05, kind=float),
                       default=5.0, metavar="SECONDS",
                       help="seconds a search bot's decision may take; a search seat's "
