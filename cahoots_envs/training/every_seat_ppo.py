@@ -42,10 +42,10 @@ from typing import Any
 
 import numpy as np
 
+import cahoots_envs.training.checkpoint as ck
 from cahoots_envs.core.policy import Policy
 from cahoots_envs.errors import IllegalActionError
 from cahoots_envs.policies.network import MLPPolicy
-from cahoots_envs.training import checkpoint as ck
 from cahoots_envs.training.actors import (
     ScoringActor,
     check_network,

@@ -21,10 +21,10 @@ from typing import Any
 
 import numpy as np
 
+import cahoots_envs.training.checkpoint as ck
 from cahoots_envs.policies.loading import load_policy
 from cahoots_envs.policies.network import MLPPolicy
 from cahoots_envs.policies.saved import export_sb3_zip, save_policy
-from cahoots_envs.training import checkpoint as ck
 from cahoots_envs.training.config import TrainConfig, to_dict
 from cahoots_envs.training.pool import OpponentPool, SnapshotRotation
 from cahoots_envs.training.run import (
