@@ -50,7 +50,11 @@ The modules: ``play`` (the schedule, ``play_game``, ``run_tournament`` and the w
 processes), ``results`` (``GameResult``, ``PolicyStats``), ``report`` (``summarise``,
 ``TournamentResult``: the table and JSON), ``plots`` (the charts), ``ratings`` (OpenSkill),
 ``cross_play`` (mixed teams of a cooperative game: ``cross_play``, ``CrossPlayResult``, its own
-docstring); every name is imported from here as well.
+docstring); every name is imported from here as well. Beside them, many games at once: ``matches``
+(a candidate against an opponent, or a cooperative team, on the reference engine or the batched
+engine side by side: ``play_matches``, which training's evaluator uses; ``MatchResult``),
+``tables`` (a seat game driven through the engine, for the matches and the seat envs) and
+``strength`` (the strength tables of ``cahoots strength``), imported from their modules.
 """
 
 from cahoots_envs.core.stats import Z95, mean_interval, wilson_interval

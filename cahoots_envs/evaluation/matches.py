@@ -1,11 +1,17 @@
-"""Batched matches for evaluation: many games at once, each policy acting on all its games.
+"""Matches between a candidate and an opponent, many games at once: on the reference engine and
+on the batched engine, side by side, behind one entry (``play_matches``).
 
 ``seat_matches`` puts a candidate in one seat (rotated over games) against one opponent policy in
 every other seat and reports the candidate's win share with a 95% confidence interval
 (``core.stats.share_interval``). A win is a positive ``outcome()`` payoff (the best score); a
 k-way tie for the win counts 1/k and a full tie 1/N (``core.driver.win_shares``, as in ``cahoots
 eval``), so equally strong players each expect exactly 1/N. ``team_matches`` plays a cooperative
-game with one policy in every seat.
+game with one policy in every seat. Both drive reference games through ``evaluation.tables``
+(each policy acting on all its games at once); ``batched_matches`` plays the same seating on the
+batched engine (``cahoots_envs.vector``). ``play_matches`` picks one by ``engine``: training's
+evaluator (``training/run.py``) and the strength tables (``evaluation/strength.py``) play
+through it. Tournaments between any number of policies, game by game on the AEC env with worker
+processes, are ``evaluation/play.py``'s.
 """
 
 from __future__ import annotations
@@ -20,8 +26,8 @@ from cahoots_envs.core.driver import RewardRule, win_shares
 from cahoots_envs.core.policy import Policy
 from cahoots_envs.core.stats import share_interval
 from cahoots_envs.errors import IllegalActionError
+from cahoots_envs.evaluation.tables import Table, advance
 from cahoots_envs.policies.envinfo import env_info
-from cahoots_envs.training.tables import Table, advance
 
 NOBODY = -2  # no learner: every seat is driven by a policy
 
@@ -100,6 +106,21 @@ def team_matches(env_id: str, policy: Policy, games: int,
     wins = np.array([1.0 if g.outcome()[0] > 0 else 0.0 for g in played])
     scores = np.array([float(g.scores[0]) for g in played])
     return _summary(wins, scores, wins, 0.0)
+
+
+def play_matches(env_id: str, candidate: Policy, opponent: Policy | None, games: int,
+                 options: Mapping[str, Any] | None = None, seed: int = 0,
+                 engine: str = "reference", batch: int = 256) -> MatchResult:
+    """``candidate`` against ``opponent`` in ``games`` games (``opponent=None``: a cooperative
+    team of ``candidate``): on the batched engine (``engine="batched"``: ``batched_matches``) or
+    on reference games (``"reference"``: ``seat_matches``, or ``team_matches`` for a team)."""
+    if engine == "batched":
+        return batched_matches(env_id, candidate, opponent, games, options, seed=seed, batch=batch)
+    if engine != "reference":
+        raise ValueError(f"engine {engine!r}: give 'batched' or 'reference'")
+    if opponent is None:
+        return team_matches(env_id, candidate, games, options, seed=seed, batch=batch)
+    return seat_matches(env_id, candidate, opponent, games, options, seed=seed, batch=batch)
 
 
 def engine_infosets(engine: Any, rows: np.ndarray) -> list[Any]:

@@ -7,9 +7,9 @@ game's difficulties; ``({},)``, the policy's options alone, for the others):
 - competitive games: the heuristic bot against random opponents, the policy against random
   opponents and the policy against heuristic opponents, each in one seat rotated over the games
   (seat ``g % N`` in game ``g``), with the win share (a k-way tie for the win counts 1/k) and its
-  95% confidence interval (``training.matches.seat_matches``);
+  95% confidence interval (``evaluation.matches.seat_matches``);
 - cooperative games: a team of the policy, a team of heuristic bots and a team of random bots,
-  the team's win rate and mean goals (``training.matches.team_matches``).
+  the team's win rate and mean goals (``evaluation.matches.team_matches``).
 
 The seeds are fixed by ``seed``: the heuristic bot plays from ``seed + 1`` and the random one
 from ``seed + 2`` (one of each for all three competitive rows, in that order; a cooperative
@@ -36,15 +36,15 @@ from pathlib import Path
 from typing import Any
 
 from cahoots_envs.core.spec import variant_label
+from cahoots_envs.core.threads import limit_blas_threads
 from cahoots_envs.envinfo import env_info
 from cahoots_envs.errors import IncompatiblePolicyError
+from cahoots_envs.evaluation.matches import seat_matches, team_matches
 from cahoots_envs.policies import loading
 from cahoots_envs.policies.network import MLPPolicy
 from cahoots_envs.policies.saved import check_compatible, read_metadata, save_policy
 from cahoots_envs.policies.scoring import ActionScoringPolicy
 from cahoots_envs.registry import game_spec
-from cahoots_envs.training.matches import seat_matches, team_matches
-from cahoots_envs.training.run import limit_blas_threads
 
 DEFAULT_GAMES = 2000
 DEFAULT_SEED = 12345
