@@ -107,7 +107,7 @@ def test_texas_euchre_scores_are_marked_lower_is_better() -> None:
 
 # ---- shared wins, candidates against a field, policy objects, full labels --------------------------
 def test_a_shared_win_counts_one_over_k_as_in_training() -> None:
-    """A k-way shared win counts 1/k (a full tie 1/N), the count of training/matches.py and
+    """A k-way shared win counts 1/k (a full tie 1/N), the count of evaluation/matches.py and
     ``cahoots strength``, so a game's shares add up to 1."""
     from cahoots_envs.core.driver import win_shares
     from cahoots_envs.evaluation import GameResult, summarise

@@ -17,15 +17,15 @@ pytest.importorskip("torch")
 yaml = pytest.importorskip("yaml")
 
 from cahoots_envs.errors import IllegalActionError
-from cahoots_envs.policies.loading import load_policy
-from cahoots_envs.training.config import ConfigError, TrainConfig, check, from_dict
-from cahoots_envs.training.imitation import Demonstrations, collect_demonstrations
-from cahoots_envs.training.matches import (
+from cahoots_envs.evaluation.matches import (
     batched_available,
     batched_matches,
     seat_matches,
     team_matches,
 )
+from cahoots_envs.policies.loading import load_policy
+from cahoots_envs.training.config import ConfigError, TrainConfig, check, from_dict
+from cahoots_envs.training.imitation import Demonstrations, collect_demonstrations
 from cahoots_envs.training.pool import OpponentPool, SnapshotRotation
 
 ROOT = Path(__file__).resolve().parent.parent

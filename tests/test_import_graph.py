@@ -180,10 +180,10 @@ RANKS = [
     ("vector", ["cahoots_envs.vector"]),
     ("search", ["cahoots_envs.search"]),
     ("policies", ["cahoots_envs.policies"]),
-    ("training", ["cahoots_envs.training"]),
-    ("rllib", ["cahoots_envs.rllib"]),
     ("gamelog", ["cahoots_envs.gamelog"]),
     ("evaluation", ["cahoots_envs.evaluation"]),
+    ("training", ["cahoots_envs.training"]),
+    ("rllib", ["cahoots_envs.rllib"]),
     ("docs", ["cahoots_envs.docs"]),
     ("bench", ["cahoots_envs.bench"]),
     ("web", ["cahoots_envs.web"]),
@@ -222,14 +222,15 @@ def type_checking_nodes(tree: ast.AST) -> set[int]:
     return skip
 
 
-def module_graph(package: Path) -> dict[str, set[str]]:
+def module_graph(package: Path, type_checking: bool = False) -> dict[str, set[str]]:
     """Module -> the package's modules it imports (lazy imports too; ``from p import m`` counts
-    as ``p.m`` when that is a module, else as ``p``)."""
+    as ``p.m`` when that is a module, else as ``p``); imports under ``if TYPE_CHECKING:`` count
+    only with ``type_checking``."""
     paths = {module_name_in(package, p): p for p in sorted(package.rglob("*.py"))}
     graph: dict[str, set[str]] = {m: set() for m in paths}
     for this, path in paths.items():
         tree = ast.parse(path.read_text())
-        skip = type_checking_nodes(tree)
+        skip = set() if type_checking else type_checking_nodes(tree)
         for node in ast.walk(tree):
             if id(node) in skip or not isinstance(node, (ast.Import, ast.ImportFrom)):
                 continue
@@ -344,3 +345,67 @@ def test_the_rank_and_cycle_checks_catch_a_planted_upward_import_and_cycle(tmp_p
     ]
     with pytest.raises(AssertionError, match="has no rank"):
         rank_of("cahoots_envs.newthing")
+
+
+# ---- inside evaluation/: public names across modules, no circle even for type checkers ---------
+EVALUATION = "cahoots_envs.evaluation"
+
+
+def private_imports(package: Path, inside: str) -> list[str]:
+    """Every ``from <module of inside> import _name`` in a module of ``inside`` (type-checking
+    imports too): a name another module needs is public in the module that owns it."""
+    paths = {module_name_in(package, p): p for p in sorted(package.rglob("*.py"))}
+    found = []
+    for this, path in sorted(paths.items()):
+        if not (this == inside or this.startswith(inside + ".")):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            base = node.module or ""
+            if node.level:
+                base = ".".join(this.split(".")[: -node.level] + ([base] if base else []))
+            if base != this and (base == inside or base.startswith(inside + ".")):
+                found.extend(f"{this} imports {alias.name} from {base}" for alias in node.names
+                             if alias.name.startswith("_") and not alias.name.startswith("__"))
+    return found
+
+
+def cycles_inside(graph: dict[str, set[str]], inside: str) -> list[list[str]]:
+    def mine(m: str) -> bool:
+        return m == inside or m.startswith(inside + ".")
+
+    return import_cycles({m: {o for o in imports if mine(o)} for m, imports in graph.items()
+                          if mine(m)})
+
+
+def test_evaluation_modules_take_no_private_name_from_each_other() -> None:
+    bad = private_imports(PACKAGE, EVALUATION)
+    assert not bad, "private names imported across evaluation/ (make them public where they " \
+        "are defined):\n" + "\n".join(bad)
+
+
+def test_no_import_circle_inside_evaluation_counting_type_checking_imports() -> None:
+    graph = module_graph(PACKAGE, type_checking=True)
+    assert any(m.startswith(EVALUATION + ".") for m in graph)
+    cycles = cycles_inside(graph, EVALUATION)
+    assert not cycles, "import circles in evaluation/ (a type-checking import counts): " + \
+        "; ".join(" <-> ".join(c) for c in cycles)
+
+
+def test_the_evaluation_checks_catch_a_planted_private_import_and_type_checking_circle(
+        tmp_path: Path) -> None:
+    pkg = tmp_path / "cahoots_envs"
+    (pkg / "evaluation").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "evaluation" / "__init__.py").write_text("from cahoots_envs.evaluation.a import f\n")
+    (pkg / "evaluation" / "a.py").write_text(
+        "from __future__ import annotations\nfrom .b import _helper\nf = _helper\n")
+    (pkg / "evaluation" / "b.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+        "    from cahoots_envs.evaluation.a import f\ndef _helper():\n    pass\n")
+    assert private_imports(pkg, "cahoots_envs.evaluation") == [
+        "cahoots_envs.evaluation.a imports _helper from cahoots_envs.evaluation.b"]
+    assert cycles_inside(module_graph(pkg), "cahoots_envs.evaluation") == []
+    assert cycles_inside(module_graph(pkg, type_checking=True), "cahoots_envs.evaluation") == [
+        ["cahoots_envs.evaluation.a", "cahoots_envs.evaluation.b"]]

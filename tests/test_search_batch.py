@@ -148,8 +148,8 @@ def test_a_search_opponent_plays_in_the_batched_seat_env() -> None:
 
 
 def test_batched_matches_play_a_search_opponent() -> None:
+    from cahoots_envs.evaluation.matches import act_rows, batched_matches
     from cahoots_envs.policies.loading import load_policy
-    from cahoots_envs.training.matches import act_rows, batched_matches
 
     env_id, options = "kansas_city-v1", {"num_players": 4, "hands": 1}
 

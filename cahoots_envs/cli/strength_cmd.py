@@ -1,4 +1,4 @@
-"""``cahoots strength``: a saved policy's strength table (``cahoots_envs.training.strength``),
+"""``cahoots strength``: a saved policy's strength table (``cahoots_envs.evaluation.strength``),
 and ``--publish`` to the zoo."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def parse_variant(text: str) -> dict[str, Any]:
 
 def cmd_strength(args: argparse.Namespace) -> int:
     from cahoots_envs.errors import IncompatiblePolicyError
-    from cahoots_envs.training.strength import plan, run
+    from cahoots_envs.evaluation.strength import plan, run
 
     check_env(args.game, {})
     variants = [parse_variant(v) for v in args.variant] if args.variant else None

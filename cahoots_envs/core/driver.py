@@ -1,6 +1,6 @@
 """The one driver of what a learner sees: turn order, masks, observations and rewards.
 
-The AEC adapter (``core/aec.py``), the seat envs (``training/tables.py``) and imitation
+The AEC adapter (``core/aec.py``), the seat envs (``evaluation/tables.py``) and imitation
 (``training/imitation.py``) all turn a ``Game`` into rewards through ``RewardRule``, so the rule
 of CONTRACT §4 is written once:
 

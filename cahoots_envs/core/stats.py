@@ -5,7 +5,7 @@ Two families, each kept exactly as its figures were published:
 - tournaments (``cahoots eval``, ``cahoots_envs.evaluation``): a win rate with the Wilson score
   interval (``wilson_interval``) and a mean score with the normal interval of the mean
   (``mean_interval``), both at ``Z95``, the exact 97.5% normal quantile;
-- training's evaluation matches (``training/matches.py``: ``eval.csv``, the trainers' lines,
+- training's evaluation matches (``evaluation/matches.py``: ``eval.csv``, the trainers' lines,
   ``cahoots strength``): a mean per-game share with the normal interval of the mean at
   ``Z95_ROUNDED`` (1.96) clipped to [0, 1], and the whole [0, 1] from a single game
   (``share_interval``).

@@ -50,7 +50,11 @@ The modules: ``play`` (the schedule, ``play_game``, ``run_tournament`` and the w
 processes), ``results`` (``GameResult``, ``PolicyStats``), ``report`` (``summarise``,
 ``TournamentResult``: the table and JSON), ``plots`` (the charts), ``ratings`` (OpenSkill),
 ``cross_play`` (mixed teams of a cooperative game: ``cross_play``, ``CrossPlayResult``, its own
-docstring); every name is imported from here as well.
+docstring); every name is imported from here as well. Beside them, many games at once: ``matches``
+(a candidate against an opponent, or a cooperative team, on the reference engine or the batched
+engine side by side: ``play_matches``, which training's evaluator uses; ``MatchResult``),
+``tables`` (a seat game driven through the engine, for the matches and the seat envs) and
+``strength`` (the strength tables of ``cahoots strength``), imported from their modules.
 """
 
 from cahoots_envs.core.stats import Z95, mean_interval, wilson_interval
@@ -60,16 +64,6 @@ from cahoots_envs.evaluation.cross_play import (
     cross_play,
     cross_play_lineups,
 )
-from cahoots_envs.evaluation.play import _OBJECTS as _OBJECTS
-from cahoots_envs.evaluation.play import _POLICY_CACHE as _POLICY_CACHE
-from cahoots_envs.evaluation.play import _entries as _entries
-from cahoots_envs.evaluation.play import _imap as _imap
-from cahoots_envs.evaluation.play import _install_objects as _install_objects
-from cahoots_envs.evaluation.play import _make_log_dir as _make_log_dir
-from cahoots_envs.evaluation.play import _ObjectRef as _ObjectRef
-from cahoots_envs.evaluation.play import _policy as _policy
-from cahoots_envs.evaluation.play import _progress as _progress
-from cahoots_envs.evaluation.play import _run_one as _run_one
 from cahoots_envs.evaluation.play import (
     default_workers,
     field_lineup,
@@ -78,7 +72,6 @@ from cahoots_envs.evaluation.play import (
     play_game,
     run_tournament,
 )
-from cahoots_envs.evaluation.ratings import _rate as _rate
 from cahoots_envs.evaluation.report import TournamentResult, display_labels, summarise
 from cahoots_envs.evaluation.results import GameResult, PolicyStats
 

@@ -43,13 +43,13 @@ from typing import Any
 
 from cahoots_envs.core.stats import mean_interval, wilson_interval
 from cahoots_envs.evaluation.play import (
-    _check_sources,
-    _entries,
-    _make_log_dir,
-    _object_refs,
-    _play_tasks,
-    _progress,
+    check_sources,
     game_seed,
+    make_log_dir,
+    named_sources,
+    object_refs,
+    play_tasks,
+    progress_bar,
 )
 from cahoots_envs.evaluation.report import JsonReport, across_lines, display_labels
 from cahoots_envs.evaluation.results import GameResult
@@ -246,7 +246,13 @@ class CrossPlayResult(JsonReport):
         """A PNG chart: every lineup's team win rate with its 95% interval."""
         from cahoots_envs.evaluation.plots import plot_cross_play
 
-        return plot_cross_play(self, path)
+        label = self.labels()
+        stats = self.lineups[::-1]
+        game = self.env_id.split("/", 1)[-1]
+        title = (f"{game}, {self.num_players} players, cross-play, {self.num_deals} deals per "
+                 f"lineup (seed {self.seed})")
+        return plot_cross_play(path, title, [s.name(label) for s in stats],
+                               [(s.win_rate, *s.win_rate_ci) for s in stats])
 
 
 def cross_play(env_id: str, policies: Sequence[Any], num_deals: int, seed: int = 0, *,
@@ -263,7 +269,7 @@ def cross_play(env_id: str, policies: Sequence[Any], num_deals: int, seed: int =
         raise ValueError("a cross-play needs at least 2 policies")
     if num_deals < 1:
         raise ValueError("num_deals must be at least 1")
-    sources = _entries(list(policies), None)
+    sources = named_sources(list(policies), None)
     options = dict(options or {})
     raw = make_raw(env_id, **options)  # validates env id and options early
     n = len(raw.possible_agents)
@@ -272,15 +278,15 @@ def cross_play(env_id: str, policies: Sequence[Any], num_deals: int, seed: int =
                          "cooperative game; compare competitive policies with a tournament")
     if n < 2:
         raise ValueError(f"a cross-play needs at least 2 players; {raw.env_id} is set to {n}")
-    across, refused = _check_sources(sources, raw.env_id, dict(raw.options), leave_out=True)
+    across, refused = check_sources(sources, raw.env_id, dict(raw.options), leave_out=True)
     names = [name for name in sources if name not in refused]
     if not names:
         raise ValueError("no policy may play these options: "
                          + "; ".join(f"{k}: {v.splitlines()[0]}" for k, v in refused.items()))
     if log_dir is not None:
-        _make_log_dir(Path(log_dir))
+        make_log_dir(Path(log_dir))
     lineups = cross_play_lineups(names, n)
-    objects, refs = _object_refs({k: v for k, v in sources.items() if k in names})
+    objects, refs = object_refs({k: v for k, v in sources.items() if k in names})
     tasks = []
     for i, lineup in enumerate(lineups):
         for d in range(num_deals):
@@ -289,8 +295,8 @@ def cross_play(env_id: str, policies: Sequence[Any], num_deals: int, seed: int =
             log_path = str(Path(log_dir) / f"game_{g:05d}.jsonl") if log_dir is not None else None
             tasks.append((raw.env_id, options, [refs[p] for p in seats], game_seed(seed, d), g,
                           [game_seed(seed, d, 1 + s) for s in range(n)], log_path, seats))
-    bar = _progress(len(tasks), progress, raw.env_id)
-    results = sorted(_play_tasks(tasks, workers, objects, bar, on_result), key=lambda r: r.game)
+    bar = progress_bar(len(tasks), progress, raw.env_id)
+    results = sorted(play_tasks(tasks, workers, objects, bar, on_result), key=lambda r: r.game)
     stats = []
     for i, lineup in enumerate(lineups):
         games = results[i * num_deals:(i + 1) * num_deals]

@@ -175,7 +175,7 @@ def run_tournament(
         raise ValueError("give at least one policy")
     if num_games < 1:
         raise ValueError("num_games must be at least 1")
-    sources = _entries(list(policies), field)
+    sources = named_sources(list(policies), field)
     names = list(sources)
     candidates, field_name = (names[:-1], names[-1]) if field is not None else (names, None)
     options = dict(options or {})
@@ -185,10 +185,10 @@ def run_tournament(
     if field is not None and cooperative:
         raise ValueError(f"{raw.env_id} is cooperative: every seat plays for one team, so a "
                          "field does not apply; evaluate the team policies without it")
-    across, _ = _check_sources(sources, raw.env_id, dict(raw.options))
+    across, _ = check_sources(sources, raw.env_id, dict(raw.options))
     if log_dir is not None:
-        _make_log_dir(Path(log_dir))
-    objects, refs = _object_refs(sources)
+        make_log_dir(Path(log_dir))
+    objects, refs = object_refs(sources)
     tasks = []
     for g in range(num_games):
         if field_name is not None:
@@ -198,7 +198,7 @@ def run_tournament(
         log_path = str(Path(log_dir) / f"game_{g:05d}.jsonl") if log_dir is not None else None
         tasks.append((raw.env_id, options, [refs[name] for name in lineup], game_seed(seed, g), g,
                       [game_seed(seed, g, 1 + s) for s in range(n)], log_path, lineup))
-    results = _play_tasks(tasks, workers, objects, _progress(num_games, progress, raw.env_id),
+    results = play_tasks(tasks, workers, objects, progress_bar(num_games, progress, raw.env_id),
                           on_result)
     result = summarise(raw.env_id, options, names, seed, results, field_policy=field_name)
     if across:
@@ -206,7 +206,7 @@ def run_tournament(
     return result
 
 
-def _check_sources(sources: Mapping[str, Any], env_id: str, game_options: Mapping[str, Any],
+def check_sources(sources: Mapping[str, Any], env_id: str, game_options: Mapping[str, Any],
                    leave_out: bool = False) -> tuple[dict[str, dict[str, list[Any]]], dict[str, str]]:
     """Load every spec once, before any worker starts, so a bad spec fails first. Returns the
     saved policies that play across an option they were trained without (a setting such as the
@@ -233,7 +233,7 @@ def _check_sources(sources: Mapping[str, Any], env_id: str, game_options: Mappin
     return across, refused
 
 
-def _object_refs(sources: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+def object_refs(sources: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """The policy objects among ``sources`` under keys unique to this run (each worker gets them
     once), and what a task names each source by: its spec, or an ``_ObjectRef``."""
     token = uuid.uuid4().hex
@@ -244,7 +244,7 @@ def _object_refs(sources: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, 
     return objects, refs
 
 
-def _play_tasks(tasks: list[Any], workers: int, objects: dict[str, Any], bar: Any,
+def play_tasks(tasks: list[Any], workers: int, objects: dict[str, Any], bar: Any,
                 on_result: Callable[[GameResult], None] | None) -> list[GameResult]:
     """Every task's game (in worker processes when ``workers`` > 1), in the order they finish."""
     results: list[GameResult] = []
@@ -264,7 +264,7 @@ def _play_tasks(tasks: list[Any], workers: int, objects: dict[str, Any], bar: An
     return results
 
 
-def _entries(policies: list[Any], field: Any) -> dict[str, Any]:
+def named_sources(policies: list[Any], field: Any) -> dict[str, Any]:
     """Each policy (then the field) under a unique name: a spec as written, an object by its
     ``name`` (else its repr), numbered on a clash; a spec given twice is refused."""
     out: dict[str, Any] = {}
@@ -292,7 +292,7 @@ def _entries(policies: list[Any], field: Any) -> dict[str, Any]:
     return out
 
 
-def _make_log_dir(path: Path) -> None:
+def make_log_dir(path: Path) -> None:
     if path.exists() and not path.is_dir():
         raise ValueError(f"the log folder {path} is a file; give a folder (it is made if "
                          "missing) for one game_NNNNN.jsonl per game")
@@ -303,7 +303,7 @@ def _make_log_dir(path: Path) -> None:
                          "folder that can be written") from None
 
 
-def _progress(total: int, enabled: bool, label: str) -> Any:
+def progress_bar(total: int, enabled: bool, label: str) -> Any:
     if not enabled:
         return None
     try:

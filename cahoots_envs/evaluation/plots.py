@@ -5,64 +5,56 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from cahoots_envs.evaluation.cross_play import CrossPlayResult
-    from cahoots_envs.evaluation.report import TournamentResult
+# The charts take plain rows, not the result classes: ``report`` and ``cross_play`` import this
+# module to draw their results, so it imports neither (no circle, type-checking imports counted).
+WinRate = tuple[float, float, float]  # a win rate with the low and high ends of its interval
 
 
-def plot_tournament(result: TournamentResult, path: str | Path) -> Path:
-    """``result.plot(path)``: the chart of ``result`` written to ``path`` as a PNG."""
+def plot_tournament(path: str | Path, title: str, names: Sequence[str],
+                    win_rates: Sequence[WinRate], rating_model: str | None = None,
+                    ratings: Sequence[tuple[float | None, float | None]] = ()) -> Path:
+    """A tournament's chart (``TournamentResult.plot``), one row per name from the bottom up:
+    with a ``rating_model``, each rating (mu, sigma) as mu ± 2 sigma beside the win rates."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    label = result.labels()
-    names = [label[s.policy] for s in result.stats][::-1]
-    stats = result.stats[::-1]
     y = np.arange(len(names))
-    ncols = 2 if result.rating_model else 1
+    ncols = 2 if rating_model else 1
     fig, axes = plt.subplots(1, ncols, figsize=(4.5 * ncols + 1.5, 0.55 * len(names) + 1.6),
                              squeeze=False)
     ax = axes[0][0]
-    if result.rating_model:
-        mu = np.array([s.rating_mu for s in stats])
-        sig = np.array([s.rating_sigma for s in stats])
+    if rating_model:
+        mu = np.array([r[0] for r in ratings])
+        sig = np.array([r[1] for r in ratings])
         ax.errorbar(mu, y, xerr=2 * sig, fmt="o", capsize=4)
         ax.set_yticks(y, names)
-        ax.set_xlabel(f"OpenSkill {result.rating_model} rating (mu ± 2 sigma)")
+        ax.set_xlabel(f"OpenSkill {rating_model} rating (mu ± 2 sigma)")
         ax = axes[0][1]
-    _win_rates(ax, names, [(s.win_rate, *s.win_rate_ci) for s in stats],
-               "win rate (95% Wilson interval)")
-    game = result.env_id.split("/", 1)[-1]
-    title = f"{game}, {result.num_players} players, {len(result.games)} games (seed {result.seed})"
+    _win_rates(ax, names, win_rates, "win rate (95% Wilson interval)")
     return _save(fig, title, path)
 
 
-def plot_cross_play(result: CrossPlayResult, path: str | Path) -> Path:
-    """``result.plot(path)``: every lineup's team win rate with its 95% interval, as a PNG."""
+def plot_cross_play(path: str | Path, title: str, names: Sequence[str],
+                    win_rates: Sequence[WinRate]) -> Path:
+    """A cross-play's chart (``CrossPlayResult.plot``): every lineup's team win rate with its
+    95% interval, one row per name from the bottom up."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    label = result.labels()
-    stats = result.lineups[::-1]
-    names = [s.name(label) for s in stats]
     fig, ax = plt.subplots(figsize=(7.5, 0.4 * len(names) + 1.6))
-    _win_rates(ax, names, [(s.win_rate, *s.win_rate_ci) for s in stats],
-               "team win rate (95% Wilson interval)")
-    game = result.env_id.split("/", 1)[-1]
-    title = (f"{game}, {result.num_players} players, cross-play, {result.num_deals} deals per "
-             f"lineup (seed {result.seed})")
+    _win_rates(ax, names, win_rates, "team win rate (95% Wilson interval)")
     return _save(fig, title, path)
 
 
-def _win_rates(ax: Any, names: Sequence[str], rates: Sequence[tuple[float, float, float]],
+def _win_rates(ax: Any, names: Sequence[str], rates: Sequence[WinRate],
                xlabel: str) -> None:
     """Win rates (rate, low, high) as points with interval bars, one row per name."""
     y = np.arange(len(names))

@@ -21,7 +21,7 @@ def game_player(rules: type[Game], options: Mapping[str, Any]) -> str:
     return f"game ({variant_label({key: options[key] for key in keys if key in options})})"
 
 
-def _rate(results: list[GameResult], policies: list[str], cooperative: bool,
+def rate(results: list[GameResult], policies: list[str], cooperative: bool,
           higher_sign: int, pseudo: str) -> tuple[dict[str, tuple[float, float]], str] | None:
     try:
         from openskill.models import PlackettLuce

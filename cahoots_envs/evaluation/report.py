@@ -14,7 +14,7 @@ import numpy as np
 
 from cahoots_envs.core.driver import win_shares
 from cahoots_envs.core.stats import mean_interval, wilson_interval
-from cahoots_envs.evaluation.ratings import _rate, game_player
+from cahoots_envs.evaluation.ratings import game_player, rate
 from cahoots_envs.evaluation.results import GameResult, PolicyStats
 
 
@@ -140,7 +140,13 @@ class TournamentResult(JsonReport):
         """A PNG chart: ratings with ±2 sigma intervals and win rates with 95% intervals."""
         from cahoots_envs.evaluation.plots import plot_tournament
 
-        return plot_tournament(self, path)
+        label = self.labels()
+        stats = self.stats[::-1]
+        game = self.env_id.split("/", 1)[-1]
+        title = f"{game}, {self.num_players} players, {len(self.games)} games (seed {self.seed})"
+        return plot_tournament(path, title, [label[s.policy] for s in stats],
+                               [(s.win_rate, *s.win_rate_ci) for s in stats], self.rating_model,
+                               [(s.rating_mu, s.rating_sigma) for s in stats])
 
 
 def across_lines(meta: Mapping[str, Any], label: Mapping[str, str]) -> list[str]:
@@ -189,7 +195,7 @@ def summarise(
     sign = int(cls.POINTS_SIGN)
     results = sorted(results, key=lambda r: r.game)
     pseudo = game_player(cls, raw.options)
-    rated = _rate(results, policies, cooperative, sign, pseudo)
+    rated = rate(results, policies, cooperative, sign, pseudo)
     stats = []
     for p in policies:
         scores, wins, payoffs = [], 0.0, []

@@ -29,10 +29,10 @@ import numpy as np
 
 from cahoots_envs.core.policy import Policy
 from cahoots_envs.errors import IllegalActionError
-from cahoots_envs.training.matches import act_rows
+from cahoots_envs.evaluation.matches import act_rows
+from cahoots_envs.evaluation.tables import reseed
 from cahoots_envs.training.pool import OpponentPool
 from cahoots_envs.training.seat_env import Opponents, illegal_learner_action, seat_setup
-from cahoots_envs.training.tables import reseed
 from cahoots_envs.vector import VectorGames, action_ids, compile_notice
 from cahoots_envs.vector import make as make_vector
 

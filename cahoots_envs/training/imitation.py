@@ -129,7 +129,7 @@ def _collect_batched(env_id: str, options: Mapping[str, Any] | None, teacher: Po
     """``collect_demonstrations`` on the batched engine: ``batch`` games at a time, each played
     once (finished games are skipped until the whole batch is done); a decision's return is what
     its seat (seat 0 for a team) is paid from that step to the end of the game."""
-    from cahoots_envs.training.matches import dealt_batches
+    from cahoots_envs.evaluation.matches import dealt_batches
     from cahoots_envs.vector import random_legal_actions
 
     info = env_info(env_id, options)

@@ -23,18 +23,17 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from cahoots_envs.core.policy import Policy
+from cahoots_envs.core.threads import limit_blas_threads  # noqa: F401 (its old home was here)
+from cahoots_envs.evaluation.matches import (
+    MatchResult,
+    batched_available,
+    play_matches,
+)
 from cahoots_envs.policies.loading import builtin_specs, load_policy
 from cahoots_envs.policies.network import MLPPolicy
 from cahoots_envs.policies.saved import save_policy
 from cahoots_envs.policies.scoring import ActionScoringPolicy
 from cahoots_envs.training.config import ConfigError
-from cahoots_envs.training.matches import (
-    MatchResult,
-    batched_available,
-    batched_matches,
-    seat_matches,
-    team_matches,
-)
 
 # the policy a run's self-play started from (its behaviour clone), a saved policy
 CLONE = Path("checkpoints") / "cloned.safetensors"
@@ -186,12 +185,8 @@ class Evaluator:
         env_id, options = self.config.env_id, self.config.env_options
         results = {}
         for name, opponent in self.opponents(seed).items():
-            if self.config.engine == "batched":
-                results[name] = batched_matches(env_id, learner, opponent, games, options, seed=seed)
-            elif opponent is None:
-                results[name] = team_matches(env_id, learner, games, options, seed=seed)
-            else:
-                results[name] = seat_matches(env_id, learner, opponent, games, options, seed=seed)
+            results[name] = play_matches(env_id, learner, opponent, games, options, seed=seed,
+                                         engine=self.config.engine)
         return results
 
     def record(self, steps: int, results: dict[str, MatchResult]) -> None:
@@ -356,21 +351,6 @@ def policy_commands(env_id: str, env_options: dict[str, Any], policy_path: Path,
                          "the check above (other deals: expect a figure within its interval)")
     lines.append(f"  cahoots play {env}{opts} --opponents {policy}     # play against it")
     return lines
-
-
-def limit_blas_threads(threads: int) -> None:
-    """One BLAS thread (or ``threads``): the numpy opponent networks multiply small matrices, and
-    a multi-threaded OpenBLAS on a busy 2-core machine ran them 40x slower (24 ms vs 0.6 ms for a
-    64x711 @ 711x64 product). Every entry point (``cahoots train``, ``python -m
-    cahoots_envs.training.train``) calls it before training."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        if "OPENBLAS_NUM_THREADS" not in os.environ:
-            warnings.warn("threadpoolctl is not installed: set OPENBLAS_NUM_THREADS=1 if the "
-                          "opponents' numpy networks are slow", stacklevel=2)
-        return
-    threadpool_limits(threads, user_api="blas")
 
 
 def check_runs_dir(runs_dir: Path) -> None:

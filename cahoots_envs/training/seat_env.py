@@ -42,9 +42,9 @@ from cahoots_envs.core.parallel import PLACEHOLDER_ACTION
 from cahoots_envs.core.policy import Policy
 from cahoots_envs.core.text import short_repr
 from cahoots_envs.errors import IllegalActionError
+from cahoots_envs.evaluation.tables import TEAM, Table, advance, reseed
 from cahoots_envs.policies.envinfo import EnvInfo, env_info
 from cahoots_envs.training.pool import OpponentPool
-from cahoots_envs.training.tables import TEAM, Table, advance, reseed
 
 Opponents = OpponentPool | Policy | str | Sequence[Policy]
 P = ParamSpec("P")

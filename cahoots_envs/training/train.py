@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from cahoots_envs.core.arguments import OneLineParser
+from cahoots_envs.core.threads import limit_blas_threads
 from cahoots_envs.training.algorithms import algorithm
 from cahoots_envs.training.checkpoint import FOLDER as CHECKPOINTS
 from cahoots_envs.training.checkpoint import LATEST, check_resume
@@ -32,7 +33,6 @@ from cahoots_envs.training.run import (
     Evaluator,
     check_runs_dir,
     finish,
-    limit_blas_threads,
     next_steps,
     result_lines,
     run_name,

@@ -19,13 +19,13 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices
 from cahoots_envs.core.driver import fill_observation
 from cahoots_envs.core.layout import OBS_DTYPE
 from cahoots_envs.errors import IllegalActionError
+from cahoots_envs.evaluation.tables import Table, advance, reseed
 from cahoots_envs.training.seat_env import (
     Opponents,
     illegal_learner_action,
     seat_env_arguments,
     seat_setup,
 )
-from cahoots_envs.training.tables import Table, advance, reseed
 from cahoots_envs.vector import action_ids
 
 
