@@ -88,11 +88,17 @@ def frames(games: int) -> None:
               f"{1000 * statistics.mean(times):.1f} | {len(times)} |")
 
 
+def frame_title(env_id: str, steps: int) -> str:
+    return (f"{env_id}: render_mode='rgb_array' frame, the referee's table after {steps} random "
+            "legal moves (seed 1)")
+
+
 def pngs(folder: Path, steps: int) -> None:
     """One frame per game (seed 1, ``steps`` random legal moves in; the referee's table), as the
     doc pages show them: a 256-colour PNG, ``frame_<game>.png``."""
     import numpy as np
     from PIL import Image
+    from PIL.PngImagePlugin import PngInfo
 
     import cahoots_envs
     for name in GAMES:
@@ -105,7 +111,9 @@ def pngs(folder: Path, steps: int) -> None:
                 break
             env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
         path = folder / f"frame_{name}.png"
-        Image.fromarray(env.render()).quantize(256).save(path, optimize=True)
+        info = PngInfo()  # the docs' charts carry a title naming the env id (test_current_ids)
+        info.add_text("Title", frame_title(env.unwrapped.env_id, steps))
+        Image.fromarray(env.render()).quantize(256).save(path, optimize=True, pnginfo=info)
         print(f"wrote {path} ({path.stat().st_size // 1024} KiB)")
 
 

@@ -26,6 +26,8 @@ VERSIONED = "_v"
 # (module path under cahoots_envs/, word): why that literal is not the game's word
 ALLOWED: dict[tuple[str, str], str] = {
     ("cli/play_cmd.py", "play"): "the sub-command's name (cahoots play), not the notation's verb",
+    ("web/routes.py", "no"): "the X-Accel-Buffering header's value (a proxy must not buffer the "
+                             "event stream), not Kansas City's verb",
 }
 
 
