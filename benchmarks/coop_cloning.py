@@ -41,11 +41,11 @@ def main() -> None:
     import torch
     from sb3_contrib import MaskablePPO
 
+    from cahoots_envs.evaluation.matches import batched_matches
     from cahoots_envs.policies.loading import load_policy
     from cahoots_envs.policies.network import MLPPolicy
     from cahoots_envs.training import SeatEnv
     from cahoots_envs.training.imitation import behaviour_clone, collect_demonstrations
-    from cahoots_envs.evaluation.matches import batched_matches
     from cahoots_envs.training.scoring import clone_action_scorer
 
     torch.set_num_threads(1)
