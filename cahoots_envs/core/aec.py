@@ -24,7 +24,14 @@ from pettingzoo import AECEnv
 
 from cahoots_envs.core.driver import RewardRule
 from cahoots_envs.core.frame import RENDER_FPS, FrameRenderer, require_pillow
-from cahoots_envs.core.game import GAME_OVER, Game, action_id, describe_actions, phase_names
+from cahoots_envs.core.game import (
+    GAME_OVER,
+    Game,
+    action_id,
+    describe_actions,
+    phase_indices,
+    phase_names,
+)
 from cahoots_envs.core.layout import OBS_DTYPE
 from cahoots_envs.core.options import RENDER_MODE
 from cahoots_envs.core.spec import GameSpec
@@ -106,7 +113,7 @@ class CardGameEnv(AECEnv):
         self.max_game_length = game_cls.max_game_length(self.options)
         # infos["phase"] is an index into these names (CONTRACT §7, infos every client can stack)
         self.phase_names: tuple[str, ...] = phase_names(game_cls)
-        self._phase_index = {name: i for i, name in enumerate(self.phase_names)}
+        self._phase_index = phase_indices(game_cls)
         low, high = self.layout.bounds()
         # one space object for every agent (the contract says they are the same)
         self._observation_space = spaces.Dict(

@@ -27,6 +27,12 @@ def phase_names(rules: type[Game]) -> tuple[str, ...]:
     return (*rules.PHASES, GAME_OVER)
 
 
+def phase_indices(rules: type[Game]) -> dict[str, int]:
+    """Each phase name's index in ``phase_names(rules)``: what every env reports as
+    ``infos["phase"]`` (look up ``GAME_OVER`` once the game is over)."""
+    return {name: i for i, name in enumerate(phase_names(rules))}
+
+
 class Game(abc.ABC):
     """One game in progress. Seats are ints 0..N-1, clockwise.
 

@@ -36,7 +36,7 @@ from gymnasium import spaces
 from cahoots_envs.core.aec import ILLEGAL_ACTION_REWARD
 from cahoots_envs.core.driver import RewardRule, fill_mask, fill_observation
 from cahoots_envs.core.frame import RENDER_FPS, FrameRenderer, require_pillow
-from cahoots_envs.core.game import GAME_OVER, action_id, phase_names
+from cahoots_envs.core.game import GAME_OVER, action_id, phase_indices, phase_names
 from cahoots_envs.core.layout import OBS_DTYPE
 from cahoots_envs.core.parallel import PLACEHOLDER_ACTION
 from cahoots_envs.core.policy import Policy
@@ -231,8 +231,9 @@ class SeatEnv(gym.Env):
         self._mask = np.zeros(self.info.num_actions, np.int8)
         self._placeholder = np.zeros(self.info.num_actions, np.int8)
         self._placeholder[PLACEHOLDER_ACTION] = 1
+        self._mask_now: np.ndarray = self._placeholder  # the mask _info last filled
         self.phase_names: tuple[str, ...] = phase_names(self.info.game_cls)
-        self._phase_index = {name: i for i, name in enumerate(self.phase_names)}
+        self._phase_index = phase_indices(self.info.game_cls)
         if seed is not None:
             self.np_random, _ = gym.utils.seeding.np_random(seed)
 
@@ -300,22 +301,25 @@ class SeatEnv(gym.Env):
             "outcome": float(g.outcome()[t.reward_seat]) if over else 0.0,
             "is_success": bool(t.won()) if over else False,
             "illegal_action": illegal,
-            "action_mask": self._current_mask(),
+            "action_mask": self._refresh_mask().copy(),
         }
 
-    def _current_mask(self) -> np.ndarray:
-        """The learner's legal actions as int8 (a copy): the placeholder mask once it is over."""
+    def _refresh_mask(self) -> np.ndarray:
+        """The learner's legal actions now as int8, filled once per reset or step (``_info``
+        calls it) and kept for ``action_masks()``: the placeholder mask once it is over."""
         assert self.table is not None
         if self._ended or self.table.game.is_over:
-            return self._placeholder.copy()
-        return fill_mask(self.table.game, self._mask).copy()
+            self._mask_now = self._placeholder
+        else:
+            self._mask_now = fill_mask(self.table.game, self._mask)
+        return self._mask_now
 
     def action_masks(self) -> np.ndarray:
         """Legal actions of the learner now; once the episode is over, the placeholder mask
         (only ``PLACEHOLDER_ACTION`` legal; the reset that follows ignores it): never empty."""
         if self.table is None:
             raise RuntimeError("call reset() before action_masks()")
-        return self._current_mask().astype(bool)
+        return self._mask_now.astype(bool)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         t = self.table
