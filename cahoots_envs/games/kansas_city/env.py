@@ -299,17 +299,11 @@ suit's colour (the browser view's marks). `metadata["render_fps"]` is 4. Example
   trained on v0 must be retrained (the observation size changed); v0 game logs still replay
   under v1. Code that reads the observation through `layout.views(obs)` by segment name keeps
   working; the heuristic bot chooses exactly as under v0.
-- cahoots-envs 0.3.0 (the env stays v1: observations, actions and rewards unchanged, and saved
-  policies load as before): infos hold numbers only (CONTRACT §7). **Breaking for code that
-  reads names from infos**: `infos[agent]["phase"]` is now the index of the phase in
-  `env.unwrapped.phase_names` (the name is `env.unwrapped.phase`); the parallel env's
-  `infos[agent]["active_agent"]` is the mover's seat index (−1 once the game is over; the name
-  is `env.agent_to_move`) and `deal_reward` is in every info (0.0 but where a deal ends the
-  game). The parallel env takes `idle_action=` (a placeholder move for seats not on turn). The
-  seat env (`<game>_seat-v1`) puts `action_mask` in every info, and once an episode is over its
-  mask is the placeholder mask (action 0 alone legal, ignored by the reset that follows) where
-  it was all zero: read `terminated` / `truncated` for the end, not the mask; its opponents'
-  names moved from `info["opponents"]` to `env.opponent_names`.
+- cahoots-envs 0.3.0 (still v1; observations, actions, rewards and saved policies unchanged):
+  **breaking for code that reads names from infos**: `infos[agent]["phase"]` is an index into
+  `env.unwrapped.phase_names`, the parallel env's `active_agent` a seat index; the seat env's
+  mask after an episode is the placeholder mask, not all zero (docs/api.md, "Infos every client
+  can stack"; CHANGELOG.md).
 """
 
 from __future__ import annotations
