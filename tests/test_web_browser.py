@@ -370,6 +370,9 @@ def test_table_talk_played_by_clicking_and_shown(page: Any, server: Any, talk: s
         turns = page.evaluate("window.cahoots.turns")
         legal = page.evaluate("window.cahoots.builder.legal")
         said = [m for m in legal if m["id"] >= 112 and m["text"] != "say nothing"]
+        # a goal is named by its words on the buttons, never by its id (aim SUM_20)
+        ids = re.findall(r"\b[A-Z0-9]+_[A-Z0-9_]+\b", " ".join(page.locator(".word-move, button.target").all_inner_texts()))
+        assert not ids, f"goal ids on the move buttons: {ids}"
         move = said[int(rng.integers(len(said)))] if said else legal[int(rng.integers(len(legal)))]
         talked += bool(said)
         click_move(page, move)
@@ -472,3 +475,115 @@ def test_a_whole_game_played_by_keyboard_alone_at_phone_width(browser: Any, serv
     assert game != "kansas_city" or 3 in sizes  # the pass of three, by keys
     context.close()
     assert not errors, errors
+
+
+# ---- the display defects of issue 54, each with its test ---------------------------------------
+def test_the_setup_form_starts_with_your_seat_and_shows_the_rules_formatted(page: Any, server: Any) -> None:
+    base, _ = server
+    page.goto(f"{base}/#play")
+    page.select_option("#game", "kansas_city")
+    assert page.input_value("#seat") == "0"  # not blank
+    page.click('.setup details[data-panel="rules"] > summary')
+    page.wait_for_selector(".setup .rules h2")
+    text = page.inner_text(".setup .rules")
+    assert page.locator(".setup .rules li").count() > 10 and "4.2 Setup of a hand" in text
+    assert "docs/rules/" not in page.inner_text(".setup") and "**" not in text and "## " not in text
+
+
+GLYPHS = """() => {
+    const parts = [document.body.innerText];
+    for (const node of document.querySelectorAll('*'))
+        for (const where of ['::before', '::after']) {
+            const c = getComputedStyle(node, where).content;
+            if (c && c !== 'none' && c !== 'normal') parts.push(c);
+        }
+    return parts.join('');
+}"""
+
+
+def unrenderable(text: str) -> set[str]:
+    """The characters of ``text`` that no installed font has (they show as empty boxes)."""
+    import subprocess
+
+    missing = set()
+    for char in {c for c in text if ord(c) > 0x7F and not c.isspace()}:
+        found = subprocess.run(["fc-list", f":charset={ord(char):x}", "family"], capture_output=True,
+                               text=True, check=True).stdout
+        if not found.strip():
+            missing.add(char)
+    return missing
+
+
+def test_every_glyph_on_the_pages_has_a_font(page: Any, server: Any, tmp_path: Path) -> None:
+    """No emoji or symbol that Debian's fonts lack (they showed as empty boxes): the icons of
+    the replay controls and the thinking mark are SVG."""
+    if not shutil.which("fc-list"):
+        pytest.skip("no fc-list (fontconfig) to ask which glyphs the fonts have")
+    base, _ = server
+    start(page, base, "cahoots_tricks", pause=400)
+    page.wait_for_function("() => document.body.dataset.status === 'thinking'", timeout=60_000)
+    seen = page.evaluate(GLYPHS)
+    page.goto(f"{base}/#replay")
+    text = page.evaluate(WATCHED_LOG, {"game": "kansas_city", "options": {"hands": 1}, "seed": 4,
+                                       "policies": ["heuristic"] * 4})
+    path = tmp_path / "game.jsonl"
+    path.write_text(text)
+    page.set_input_files("#log-file", str(path))
+    page.click("#open-log")
+    page.wait_for_selector("#position")
+    seen += page.evaluate(GLYPHS)
+    assert not unrenderable(seen), f"glyphs no font has: {sorted(unrenderable(seen))}"
+
+
+def test_new_game_and_the_play_link_leave_a_game_for_the_form(page: Any, server: Any) -> None:
+    base, _ = server
+    for leave in ("#new-game", 'nav a[href="#play"]'):
+        start(page, base, "texas_euchre")
+        page.wait_for_selector(".table")
+        page.click(leave)
+        page.wait_for_selector("#start")
+        assert page.locator(".table").count() == 0
+
+
+def test_long_bot_names_stay_inside_their_seat_boxes(page: Any, server: Any) -> None:
+    base, _ = server
+    long = "search@worlds=2,max_rollouts=8,max_candidates=2:zoo:kansas_city_every_seat"
+    page.goto(f"{base}/#play")
+    page.select_option("#game", "kansas_city")
+    page.fill('[data-option="hands"]', "1")
+    for s in (1, 2, 3):  # a policy id the form does not list: the server accepts it
+        page.evaluate("([s, id]) => document.getElementById('policy-' + s).append(new Option(id, id))", [s, long])
+        page.select_option(f"#policy-{s}", long)
+    page.fill("#pause", "0")
+    page.click("#start")
+    assert wait_turn(page, 0) == "your-turn"
+    assert "kansas_city_every_seat" in page.inner_text(".seats.others")
+    assert not page.evaluate(SEATS_OVERFLOW)
+
+
+def test_the_replay_move_list_follows_the_position_with_whole_numbers(page: Any, server: Any, tmp_path: Path) -> None:
+    """At the last position (past 190) the list shows the last move (it stayed at moves 1-15),
+    its number whole."""
+    base, _ = server
+    page.goto(f"{base}/#replay")
+    text = page.evaluate(WATCHED_LOG, {"game": "kansas_city", "options": {"hands": 2}, "seed": 4,
+                                       "policies": ["heuristic"] * 4})
+    path = tmp_path / "game.jsonl"
+    path.write_text(text)
+    page.set_input_files("#log-file", str(path))
+    page.click("#open-log")
+    page.wait_for_selector("#position")
+    k = page.evaluate("window.cahoots.replay.positions") - 1
+    assert k > 190
+    page.locator("#position").fill(str(k))
+    page.wait_for_function(f"() => window.cahoots.state.k === {k} && document.body.dataset.status === 'replay'")
+    shown = page.evaluate("""() => {
+        const list = document.querySelector('.events').getBoundingClientRect();
+        const last = document.querySelector('.events li:last-child');
+        const r = last.getBoundingClientRect();
+        const num = (last.querySelector('.num') || last).getBoundingClientRect();
+        return {text: last.innerText, inside: r.top >= list.top - 1 && r.bottom <= list.bottom + 1,
+                whole: num.left >= list.left - 0.5 && num.right <= list.right + 0.5};
+    }""")
+    assert shown["inside"], "the move list does not show the position's move"
+    assert shown["text"].startswith(f"{k}.") and shown["whole"], shown

@@ -16,7 +16,7 @@ export const layout = {
   center: [
     { key: "piles", label: "Piles", type: "piles", index: "pile", place: "trick" },
     { key: "goals", label: "Goals", type: "goals", place: "trick" },
-    { key: "completed", label: "Completed goals", type: "ids", place: "beside" },
+    { key: "completed", label: "Completed goals", type: "ids", place: "trick" },
     { key: "last_play", label: "Last play", type: "lastplay", place: "beside" },
     { key: "signals", label: "Signals (each seat's latest)", type: "signals", hideEmpty: true, place: "beside" },
     { key: "draw_order", label: "Draw pile, top first (referee)", type: "cards" },
