@@ -156,8 +156,9 @@ SEATS_OVERFLOW = """() => {
         for (const node of [box, ...box.querySelectorAll('*')]) {
             const r = node.getBoundingClientRect();
             if (!r.width && !r.height) continue;
-            if (r.left < b.left - 0.5 || r.right > b.right + 0.5 || node.scrollWidth > node.clientWidth + 1
-                && getComputedStyle(node).overflowX !== 'visible' && !(node instanceof SVGElement))
+            const scrolls = ['auto', 'scroll'].includes(getComputedStyle(node).overflowX);
+            if (r.left < b.left - 0.5 || r.right > b.right + 0.5
+                || !(node instanceof SVGElement) && !scrolls && node.clientWidth && node.scrollWidth > node.clientWidth + 1)
                 bad.push((node.className.baseVal ?? node.className) + ': ' + node.textContent.slice(0, 60));
         }
     }
@@ -442,7 +443,11 @@ def key_move(page: Any, move: dict[str, Any]) -> None:
         tab_to(page, ".selectable")
         tab_to(page, pick, "ArrowRight")
         assert page.evaluate(FOCUS_SHOWN), "the focused card shows no focus"
+        card = page.evaluate("document.activeElement.dataset.card || null")
         page.keyboard.press("Space")
+        if card and not one_click:  # the focus stays on the card (or moves to Confirm)
+            assert page.evaluate("""(c) => document.activeElement.matches(
+                `[data-card="${c}"], button.confirm`)""", card), "Space lost the focus"
     if one_click:
         return
     tab_to(page, "button.confirm:not(:disabled)")  # where the last pick left the focus
