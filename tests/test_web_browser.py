@@ -167,13 +167,14 @@ SEATS_OVERFLOW = """() => {
 
 
 def check_table_in_view(page: Any, kind: str) -> None:
-    """At a decision: the trick (coop: the piles and goals) and the latest move are in the
-    window without scrolling, and no seat box's text sticks out of it."""
+    """At a decision: the trick (coop: the piles and goals), the latest move, your hand and
+    the move panel are in the window without scrolling, and no seat box's text sticks out of
+    it."""
     if kind == "text":
         return
     middle = ['[data-field="piles"]', '[data-field="goals"]'] if kind == "cahoots_coop" \
         else ['[data-field="trick"]']
-    out = page.evaluate(OUT_OF_VIEW, [*middle, ".latest"])
+    out = page.evaluate(OUT_OF_VIEW, [*middle, ".latest", ".seats.mine .hand", ".move-panel"])
     assert not out, f"outside the 1366x768 window: {out}"
     bad = page.evaluate(SEATS_OVERFLOW)
     assert not bad, f"seat box text out of its box: {bad}"

@@ -418,6 +418,7 @@ class LiveGame {
       } catch (err) { showError(this.error, err); }
     });
     this.resultBox.replaceChildren(resultPanel(state.result, state.names, this.game, el("div", { class: "row" }, download, replay)));
+    this.resultBox.scrollIntoView({ block: "nearest" }); // the scores in sight
   }
 
   stop() {

@@ -15,7 +15,7 @@ export const layout = {
   ],
   center: [
     { key: "trick", label: "Trick", type: "plays", place: "trick" },
-    { key: "suit_totals", label: "Suit totals (▲ leading)", type: "totals", leading: "leading", place: "trick" },
+    { key: "suit_totals", label: "Suit totals (▲ leading)", type: "totals", leading: "leading", place: "beside" },
     { key: "scoring", label: "Scoring seats", type: "seats", place: "beside" },
     { key: "picks", label: "Keep / kill picks", type: "picks", hideEmpty: true, place: "trick" },
     { key: "left_to_pick", label: "Left to pick", type: "cards", hideEmpty: true, place: "trick" },

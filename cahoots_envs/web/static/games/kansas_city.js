@@ -4,7 +4,7 @@ export const layout = {
   seatStats: [{ key: "score", label: "Score" }, { key: "tricks", label: "Tricks" }, { key: "fours", label: "4s taken" }],
   seatFlags: [{ key: "dealer", label: "dealer", mark: "D · dealer" }],
   seatExtras: [
-    { key: "ranks", label: "Ranks held", type: "ranks" },
+    { key: "ranks", label: "Ranks held", type: "ranks", hideEmpty: true },
     { key: "trumps", label: "Upgraded trumps", type: "cards", hideEmpty: true },
     { key: "voids", label: "Void in", type: "suits", hideEmpty: true },
   ],
