@@ -8,6 +8,7 @@ and become one JSON sentence (``{"error": ..., "status": ...}``), never a traceb
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ from cahoots_envs.web.stream import MAX_PACE_MS, moves
 from cahoots_envs.web.tables import HUMAN, PLAYER, WATCH, Match, WebError, new_match
 
 STATIC = Path(__file__).with_name("static")
+RULES_POINTER = re.compile(r"Rules spec: `[^`]*` \(section numbers below refer to it\)\.\s*")
 COOKIE = "cahoots_session"
 MAX_BODY = 64 * 1024
 MAX_WAIT_MS = 5000
@@ -162,6 +164,10 @@ class Api:
         for spec in registered_games():
             doc = [p.strip() for p in spec.doc().strip().split("\n\n")
                    if p.strip()[:1].isalnum()]
+            # the summary in words: no pointer to the spec (the page shows it: ``rules``), no
+            # markdown marks
+            doc = [" ".join(RULES_POINTER.sub("", p).replace("**", "").replace("`", "").split())
+                   for p in doc[:1]]
             found.append({
                 "name": spec.name, "env_id": spec.env_id, "title": spec.title,
                 "players": list(spec.rules.PLAYER_COUNTS),
@@ -175,6 +181,9 @@ class Api:
                             if o.name not in ("num_players", "reward_mode")],
                 "policies": self.server.policies_for(spec),
                 "summary": doc[0] if doc else "",
+                # the rules spec as HTML (rules_html.py), where the game has one
+                "rules": f"/static/rules/{spec.name}.html"
+                if (STATIC / "rules" / f"{spec.name}.html").is_file() else None,
             })
         return {"games": found, "limits": self.server.limits.public()}
 
