@@ -202,8 +202,8 @@ def observation(game: Game, seat: int, options: Mapping[str, Any]) -> tuple[np.n
 
 
 def decide(policy: BasePolicy, game: Game, seat: int, options: Mapping[str, Any]) -> int:
-    """The policy's move at ``game`` (a copy: the live game is never touched): ``act``, or
-    ``act_infoset`` for a search bot."""
+    """The policy's move at ``game``: ``act`` from the seat's observation (``game`` is only
+    read), or ``act_infoset`` for a search bot (give it a copy: the search works on it)."""
     obs, mask = observation(game, seat, options)
     if getattr(policy, "needs_infoset", False):
         from cahoots_envs.search import Infoset
