@@ -14,13 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import (
-    FileResponse,
-    HTMLResponse,
-    JSONResponse,
-    Response,
-    StreamingResponse,
-)
+from starlette.responses import FileResponse, HTMLResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -28,7 +22,15 @@ from cahoots_envs.web.replays import Replay, ReplayProcesses
 from cahoots_envs.web.server import Server
 from cahoots_envs.web.sessions import Session, client_address
 from cahoots_envs.web.stream import MAX_PACE_MS, moves
-from cahoots_envs.web.tables import HUMAN, PLAYER, WATCH, Match, WebError, new_match
+from cahoots_envs.web.tables import (
+    HUMAN,
+    PLAYER,
+    WATCH,
+    Match,
+    WebError,
+    json_bytes,
+    new_match,
+)
 
 STATIC = Path(__file__).with_name("static")
 RULES_POINTER = re.compile(r"Rules spec: `[^`]*` \(section numbers below refer to it\)\.\s*")
@@ -114,8 +116,17 @@ def _query_int(value: Any, name: str, most: int) -> int:
     return int(text)
 
 
-def error_response(e: WebError) -> JSONResponse:
-    return JSONResponse({"error": e.message, "status": e.status}, e.status)
+class Json(Response):
+    """A JSON answer (``json_bytes``)."""
+
+    media_type = "application/json"
+
+    def render(self, content: Any) -> bytes:
+        return json_bytes(content)
+
+
+def error_response(e: WebError) -> Json:
+    return Json({"error": e.message, "status": e.status}, e.status)
 
 
 class Api:
@@ -147,11 +158,11 @@ class Api:
         async def endpoint(request: Request) -> Response:
             try:
                 result = await handler(request, self.session_of(request))
-                return result if isinstance(result, Response) else JSONResponse(result, status)
+                return result if isinstance(result, Response) else Json(result, status)
             except WebError as e:
                 return error_response(e)
             except Exception as e:  # noqa: BLE001 (a bug: one line, never a traceback)
-                return JSONResponse({"error": f"internal error ({type(e).__name__}); the "
+                return Json({"error": f"internal error ({type(e).__name__}); the "
                                      "server goes on", "status": 500}, 500)
 
         return endpoint
