@@ -91,3 +91,72 @@ def test_a_published_algorithm_trains_a_real_network_end_to_end(
     with pytest.raises(ConfigError, match=r"unknown config key toy_ppo\.rollout_stepz; did you "
                        r"mean toy_ppo\.rollout_steps\?"):
         load_config(bad)
+
+
+OLD_LAYOUT = {"env_id": "kansas_city-v1", "algorithm": "every_seat_ppo",
+              "every_seat_ppo": {"self_play_share": 0.25},
+              "ppo": {"n_steps": 16, "net_arch": [32]}, "pool": {"random": 3.0}}
+
+
+def test_an_algorithm_s_ppo_and_pool_settings_are_its_own_section() -> None:
+    """``ppo`` and ``pool`` in the algorithm's section load as the config's ``ppo`` and ``pool``;
+    at the top level (the layout before 0.3.0) the same config, with a deprecation note; a run's
+    config.yaml writes them in the section and reads back the same config."""
+    from cahoots_envs.training.checkpoint import config_digest
+    from cahoots_envs.training.config import config_from_dict
+
+    new = {"env_id": "kansas_city-v1", "algorithm": "every_seat_ppo",
+           "every_seat_ppo": {"self_play_share": 0.25, "ppo": {"n_steps": 16, "net_arch": [32]},
+                              "pool": {"random": 3.0}}}
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the new layout: no note
+        config = config_from_dict(new)
+    assert config.ppo.n_steps == 16 and config.pool.random == 3.0
+    assert config.sections["every_seat_ppo"].self_play_share == 0.25
+    with pytest.warns(DeprecationWarning, match=r"^config: ppo and pool at the top level of a "
+                      r"config is deprecated; write them in the algorithm's own section "
+                      r"\(every_seat_ppo: \{ppo: \.\.\., pool: \.\.\.\}\)$"):
+        old = config_from_dict(OLD_LAYOUT)
+    assert old == config and config_digest(old) == config_digest(config)  # resumes either's run
+    written = config.as_written()
+    assert "ppo" not in written and written["sections"]["every_seat_ppo"]["ppo"]["n_steps"] == 16
+    assert config_from_dict(yaml.safe_load(yaml.safe_dump(written))) == config
+    # MaskablePPO, the default, has no settings of its own besides them
+    plain = config_from_dict({"env_id": "kansas_city-v1", "maskable_ppo": {"ppo": {"n_steps": 8}}})
+    assert plain.ppo.n_steps == 8 and plain.sections == {}
+    assert config_from_dict(yaml.safe_load(yaml.safe_dump(plain.as_written()))) == plain
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    ({**OLD_LAYOUT, "every_seat_ppo": {"ppo": {"n_steps": 8}}},
+     (r"^ppo is given twice, at the top level and in every_seat_ppo; keep the one in "
+      r"every_seat_ppo$")),
+    ({"env_id": "kansas_city-v1", "maskable_ppo": {"ppo": {}, "n_step": 8}},
+     r"^unknown config key maskable_ppo\.n_step; maskable_ppo's section holds ppo and pool$"),
+    ({"env_id": "kansas_city-v1", "maskable_ppo": [1]},
+     r"^maskable_ppo: expected a mapping of settings, got \[1\]$"),
+    ({"env_id": "kansas_city-v1", "maskable_ppo": {"ppo": {"n_stepz": 8}}},
+     r"^unknown config key ppo\.n_stepz; did you mean ppo\.n_steps\?"),
+])
+def test_a_misplaced_algorithm_setting_is_one_line(data: dict[str, Any], message: str) -> None:
+    from cahoots_envs.training.config import config_from_dict
+
+    with pytest.raises(ConfigError, match=message):
+        config_from_dict(data)
+
+
+def test_the_shipped_configs_write_ppo_and_pool_in_their_algorithm_s_section() -> None:
+    import warnings
+
+    from cahoots_envs.training.config import CONFIG_DIR, load_config
+
+    paths = sorted(p for p in CONFIG_DIR.rglob("*.yaml") if p.parent.name != "rllib")
+    assert len(paths) >= 11
+    for path in paths:
+        data = yaml.safe_load(path.read_text())
+        assert not {"ppo", "pool"} & set(data), path.name
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", DeprecationWarning)
+            load_config(path)

@@ -1,27 +1,19 @@
 """Training algorithms, chosen by a config's ``algorithm`` key: one module each, one seam.
 
 An algorithm is a function ``train(config, run_dir, resume, evaluator) -> run.Trained``: it
-trains (writing what it likes into ``run_dir``; ``evaluator.evaluate`` / ``record`` give the
-curve's checks) and hands back the trained policy; ``cahoots_envs.training.run`` does the rest
-for every algorithm (run folder, final check beside the clone, saved policy, curve, next steps).
-Its settings are a section of the config named after it, validated into the dataclass it
-registers (``section``), found in ``config.sections[name]``.
+trains (``evaluator`` gives the curve's checks) and hands back the trained policy;
+``cahoots_envs.training.run`` does the rest for every algorithm. Its settings are the config
+section named after it, validated into the dataclass it registers, in ``config.sections[name]``
+(``ppo`` and ``pool`` in it load as the config's own, ``config.ALGORITHM_KEYS``).
 
-    from cahoots_envs.training.algorithms import register_algorithm
     register_algorithm("my_algo", "my_package.my_algo:train",
                        section="my_package.my_algo:MyAlgoConfig", tag="myalgo")
 
-The entry and the section may be given as ``"module:name"`` strings: they are imported when a
-run starts or a config names the section, so registering (and this module) imports no
-algorithm. Another package publishes an algorithm in the entry-point group
-``cahoots_envs.algorithms`` (``ENTRY_POINT_GROUP``): the entry point's name is the algorithm's,
-its object an ``Algorithm`` (or the train function itself, with no section).
-
-The built-in ones (``training/maskable_ppo.py``, ``every_seat_ppo.py``, ``expert_iteration.py``)
-import only the toolkit below them (``networks``, ``updates``, ``imitation``, ``pool``,
-``actors``, the seat envs) and the run plumbing (``run``, ``checkpoint``, ``config``), never each
-other. ``maskable_ppo`` (the default, so a config without the key means what it always meant)
-keeps its settings in the config's own ``ppo``, ``pool`` and ``pretrain`` sections.
+``"module:name"`` strings are imported only when a run or a config names the algorithm, so this
+module imports none. Another package publishes one in the entry-point group
+``cahoots_envs.algorithms``: the entry's name is the algorithm's, its object an ``Algorithm`` (or
+the train function). The built-in ones import the toolkit below them (``networks``, ``updates``,
+``imitation``, ``pool``, ``actors``, the seat envs) and the plumbing, never each other.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ import math
 import os
 import types
 import typing
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Union
@@ -174,9 +175,21 @@ class TrainConfig:
         and search take them."""
         return {k: v for k, v in self.env_options.items() if k != "render_mode"}
 
+    def as_written(self) -> dict[str, Any]:
+        """The config as a run's ``config.yaml`` holds it: ``ppo`` and ``pool`` in the section
+        of its algorithm (``sections: {maskable_ppo: {ppo: ..., pool: ...}}``)."""
+        data = to_dict(self)
+        own = data["sections"].setdefault(self.algorithm, {})
+        own.update({key: data.pop(key) for key in ALGORITHM_KEYS})
+        return data
 
-# name -> the dataclass of an algorithm's config section, or a function that imports and
-# returns it (``register_section``)
+
+# settings a config writes in its algorithm's section (``maskable_ppo: {ppo: {...}}``), loaded
+# as the config's own; at its top level (the layout before 0.3.0) with a DeprecationWarning
+ALGORITHM_KEYS = ("ppo", "pool")
+
+
+# name -> an algorithm's config section: its dataclass, or a function importing it
 SECTIONS: dict[str, type | typing.Callable[[], type]] = {}
 
 
@@ -292,11 +305,12 @@ def load_config(path: str | Path) -> TrainConfig:
 def config_from_dict(data: dict[str, Any]) -> TrainConfig:
     """A checked ``TrainConfig`` from a config's mapping (the algorithms' sections included)."""
     data = dict(data)
-    sections = {name: from_dict(section_class(name), _mapping(data.pop(name), name), name + ".")
-                for name in list(SECTIONS) if name in data}
     written = data.pop("sections", None) or {}  # as to_dict writes them (a run's config.yaml)
     if not isinstance(written, dict):
         raise ConfigError(f"sections: expected a mapping, got {written!r}")
+    data, written = algorithm_settings(data, dict(written))
+    sections = {name: from_dict(section_class(name), _mapping(data.pop(name), name), name + ".")
+                for name in list(SECTIONS) if name in data}
     for name, value in written.items():
         if name not in SECTIONS:
             raise ConfigError(f"sections.{name}: no algorithm registered that section; "
@@ -306,6 +320,41 @@ def config_from_dict(data: dict[str, Any]) -> TrainConfig:
     config.sections = sections
     check(config)
     return config
+
+
+def algorithm_settings(data: dict[str, Any], written: dict[str, Any],
+                       ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``ALGORITHM_KEYS`` taken out of the section of the config's algorithm (``<name>:`` or,
+    in a run's config.yaml, ``sections: {<name>: ...}``) to the config's top level, where
+    ``TrainConfig`` keeps them; given at the top level instead, a DeprecationWarning."""
+    name = data.get("algorithm", "maskable_ppo")
+    if not isinstance(name, str):
+        return data, written  # from_dict says what is wrong with it
+    old = [key for key in ALGORITHM_KEYS if key in data]
+    for where, mapping in (("", data), ("sections.", written)):
+        if name not in mapping:
+            continue
+        section = dict(_mapping(mapping[name], where + name))
+        for key in ALGORITHM_KEYS:
+            if key in section:
+                if key in data:
+                    raise ConfigError(f"{key} is given twice, at the top level and in {where}"
+                                      f"{name}; keep the one in {name}")
+                data[key] = section.pop(key)
+        if name not in SECTIONS and section:
+            raise ConfigError(f"unknown config key{'s' if len(section) > 1 else ''} "
+                              f"{', '.join(f'{name}.{k}' for k in section)}; {name}'s section "
+                              f"holds {' and '.join(ALGORITHM_KEYS)}")
+        if name in SECTIONS:
+            mapping[name] = section
+        else:  # an algorithm without settings of its own: nothing left to keep
+            del mapping[name]
+    if old:
+        warnings.warn(f"config: {' and '.join(old)} at the top level of a config is deprecated; "
+                      f"write {'them' if len(old) > 1 else 'it'} in the algorithm's own section "
+                      f"({name}: {{{', '.join(f'{k}: ...' for k in old)}}})", DeprecationWarning,
+                      stacklevel=4)
+    return data, written
 
 
 def _mapping(value: Any, key: str) -> dict[str, Any]:

@@ -1,7 +1,8 @@
 """Every-seat PPO: self-play on the batched engine where every seat the network holds learns
-(``algorithm: every_seat_ppo``; its settings are the config's ``every_seat_ppo`` section, the
-PPO settings ``ppo``, the pool weights and snapshot schedule ``pool``, the optional behaviour
-clone ``pretrain``; ``n_envs`` games, ``total_timesteps`` decisions of the network's seats).
+(``algorithm: every_seat_ppo``; its settings are the config's ``every_seat_ppo`` section, with
+the PPO settings ``ppo`` and the pool weights and snapshot schedule ``pool`` in it; the optional
+behaviour clone ``pretrain``; ``n_envs`` games, ``total_timesteps`` decisions of the network's
+seats).
 
 ``n_envs`` games play in lockstep on ``cahoots_envs.vector``. In the first ``self_play_share``
 of them one network (parameters shared) plays every seat; in the others it plays one seat,
@@ -63,9 +64,10 @@ SECTION = "every_seat_ppo"
 
 @dataclass
 class EverySeatConfig:
-    """Every-seat PPO's own settings (``every_seat_ppo:`` in a config); the PPO settings are the
-    config's ``ppo`` section (``n_steps``: engine steps per rollout, every game moving once a
-    step; ``net_arch``: the actor's and the critic's hidden layers)."""
+    """Every-seat PPO's own settings (``every_seat_ppo:`` in a config); the PPO settings in it,
+    ``ppo:``, load as the config's ``ppo`` (``n_steps``: engine steps per rollout, every game
+    moving once a step; ``net_arch``: the actor's and the critic's hidden layers), ``pool:`` as
+    its ``pool``."""
 
     self_play_share: float = 0.5  # games where the network plays every seat; pool games else
     # {}: the actor is the MLP of ppo.net_arch; {type: action_scoring, ...}: an action-scoring

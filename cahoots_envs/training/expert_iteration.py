@@ -1,6 +1,6 @@
 """Expert iteration: the network learns from search over itself (``algorithm:
 expert_iteration``; its settings are the config's ``expert_iteration`` section, the network's
-shape ``ppo.net_arch``/``ppo.activation``, the optional behaviour clone ``pretrain``;
+shape ``ppo.net_arch``/``ppo.activation`` in it; the optional behaviour clone ``pretrain``;
 ``total_timesteps`` counts the positions labelled over the whole run).
 
 One iteration:

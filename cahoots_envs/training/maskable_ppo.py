@@ -1,6 +1,6 @@
 """MaskablePPO (sb3-contrib) self-play against an opponent pool: the default training algorithm
-(``algorithm: maskable_ppo``; its settings are the config's ``ppo``, ``pool`` and ``pretrain``
-sections).
+(``algorithm: maskable_ppo``; its settings are the ``ppo`` and ``pool`` of the config's
+``maskable_ppo`` section, and its ``pretrain``).
 
 One learner seat per game in a seat VecEnv (``SeatVecEnv``, or ``BatchedSeatVecEnv`` with
 ``engine: batched``) against the pool (random and heuristic bots, other policies, frozen

@@ -1,10 +1,6 @@
-"""The networks the training algorithms build (torch, the ``train`` extra): ``mlp``,
-``build_network`` (an actor and a critic, the actor laid out as SB3's, or an action-scoring
-actor) and ``masked_logits``. An algorithm builds its network here, and a new kind of network
-(or a new head) is added here, beside these.
-
-The shared PPO update and the schedule test are in ``training/updates.py``, cloning a teacher
-into a network in ``training/imitation.py``.
+"""The networks the training algorithms build (torch, the ``train`` extra, imported in the
+functions): ``mlp``, ``build_network`` (actor and critic) and ``masked_logits``. A new kind of
+network, or a new head, goes here beside them.
 """
 
 from __future__ import annotations

@@ -379,7 +379,9 @@ def start(config: RunConfig, run_dir: Path, fresh: bool = False) -> Path:
     else:
         run_dir.mkdir(parents=True, exist_ok=True)
     print(f"run folder: {run_dir}", flush=True)
-    (run_dir / "config.yaml").write_text(yaml.safe_dump(config_dict(config), sort_keys=False))
+    written = getattr(config, "as_written", None)  # TrainConfig's layout (config.as_written)
+    data = written() if written is not None else config_dict(config)
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
     return run_dir
 
 

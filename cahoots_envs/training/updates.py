@@ -1,7 +1,5 @@
-"""The learning steps the training algorithms share: ``ppo_update``, PPO's clipped update on a
-rollout's transitions (flat arrays: an algorithm keeps its own bookkeeping of who decided what
-and computes the advantages), and ``crossed``, the schedule test of evaluations, snapshots and
-checkpoints. The networks they update are ``training/networks.py``'s.
+"""The learning steps the training algorithms share: ``ppo_update`` (PPO's clipped update on
+flat arrays of transitions) and ``crossed`` (the schedule of evaluations and snapshots).
 """
 
 from __future__ import annotations
