@@ -308,7 +308,7 @@ def config_from_dict(data: dict[str, Any]) -> TrainConfig:
     written = data.pop("sections", None) or {}  # as to_dict writes them (a run's config.yaml)
     if not isinstance(written, dict):
         raise ConfigError(f"sections: expected a mapping, got {written!r}")
-    data, written = algorithm_settings(data, dict(written))
+    own = algorithm_settings(data, written := dict(written))
     sections = {name: from_dict(section_class(name), _mapping(data.pop(name), name), name + ".")
                 for name in list(SECTIONS) if name in data}
     for name, value in written.items():
@@ -318,19 +318,23 @@ def config_from_dict(data: dict[str, Any]) -> TrainConfig:
         sections[name] = from_dict(section_class(name), _mapping(value, name), name + ".")
     config = from_dict(TrainConfig, data)
     config.sections = sections
+    for key, value in own.items():
+        setattr(config, key, value)
     check(config)
     return config
 
 
-def algorithm_settings(data: dict[str, Any], written: dict[str, Any],
-                       ) -> tuple[dict[str, Any], dict[str, Any]]:
+def algorithm_settings(data: dict[str, Any], written: dict[str, Any]) -> dict[str, Any]:
     """``ALGORITHM_KEYS`` taken out of the section of the config's algorithm (``<name>:`` or,
-    in a run's config.yaml, ``sections: {<name>: ...}``) to the config's top level, where
-    ``TrainConfig`` keeps them; given at the top level instead, a DeprecationWarning."""
+    in a run's config.yaml, ``sections: {<name>: ...}``; both mappings changed in place), as
+    the dataclasses ``TrainConfig`` keeps them in; given at the top level instead (left there),
+    a DeprecationWarning."""
     name = data.get("algorithm", "maskable_ppo")
+    own: dict[str, Any] = {}
     if not isinstance(name, str):
-        return data, written  # from_dict says what is wrong with it
+        return own  # from_dict says what is wrong with it
     old = [key for key in ALGORITHM_KEYS if key in data]
+    hints = typing.get_type_hints(TrainConfig)
     for where, mapping in (("", data), ("sections.", written)):
         if name not in mapping:
             continue
@@ -340,7 +344,7 @@ def algorithm_settings(data: dict[str, Any], written: dict[str, Any],
                 if key in data:
                     raise ConfigError(f"{key} is given twice, at the top level and in {where}"
                                       f"{name}; keep the one in {name}")
-                data[key] = section.pop(key)
+                own[key] = _convert(section.pop(key), hints[key], f"{where}{name}.{key}")
         if name not in SECTIONS and section:
             raise ConfigError(f"unknown config key{'s' if len(section) > 1 else ''} "
                               f"{', '.join(f'{name}.{k}' for k in section)}; {name}'s section "
@@ -354,7 +358,7 @@ def algorithm_settings(data: dict[str, Any], written: dict[str, Any],
                       f"write {'them' if len(old) > 1 else 'it'} in the algorithm's own section "
                       f"({name}: {{{', '.join(f'{k}: ...' for k in old)}}})", DeprecationWarning,
                       stacklevel=4)
-    return data, written
+    return own
 
 
 def _mapping(value: Any, key: str) -> dict[str, Any]:
