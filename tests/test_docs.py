@@ -27,6 +27,11 @@ def test_readme_has_the_two_commands_and_ci_runs_the_test_command() -> None:
     assert "test-command" in ci
 
 
+def test_the_readme_reads_in_two_minutes() -> None:
+    """At most 200 lines; the detail lives on the pages it links to."""
+    assert len(README.splitlines()) <= 200
+
+
 def test_readme_links_every_doc_page() -> None:
     for link in re.findall(r"\(docs/(\w+)\.md\)", README):
         assert (ROOT / "docs" / f"{link}.md").exists(), link
@@ -95,6 +100,8 @@ def test_every_generated_table_is_what_its_generator_makes_from_the_results_file
         _, changed = tables.fill(page.read_text(), page)
         stale += [f"{page.relative_to(ROOT)}: {name}" for name in changed]
     assert not stale, f"stale tables {stale}; regenerate with: python docs/tables.py"
+    readme_blocks = tables.BLOCK.findall(README)
+    assert [b[1] for b in readme_blocks] == ["headline"], "the README's one table of figures"
 
 
 def test_the_table_check_fails_on_a_block_that_differs_and_names_it(tmp_path, capsys) -> None:
