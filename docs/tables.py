@@ -14,7 +14,9 @@ Each generator reads only the results file(s) that the measuring command wrote, 
     search-strength                   benchmarks/results/*.jsonl of benchmarks/search_strength.py
     vector-speed                      benchmarks/results/vector_entry.jsonl of
                                       benchmarks/bench_vector_entry.py
-    headline                          the three above, one line per game
+    web-serve                         benchmarks/results/web_serve.jsonl of
+                                      benchmarks/bench_web.py serve
+    headline                          zoo, search and vector figures, one line per game
 
 Lab notes under docs/lab/ keep their tables as recorded and are not generated.
 
@@ -47,14 +49,7 @@ COMPETITIVE = (("kansas_city", "Kansas City"), ("texas_euchre", "Texas Euchre"),
 @functools.lru_cache(maxsize=1)
 def _search_strength() -> Any:
     """``benchmarks/search_strength.py``, whose ``interval`` makes its ``--summary`` figures."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        "search_strength", ROOT / "benchmarks" / "search_strength.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return _benchmark("search_strength")
 
 
 def mean_interval(scores: list[float], binary: bool) -> tuple[float, float, float]:
@@ -229,6 +224,26 @@ def headline() -> str:
             "learner's decisions/s against random opponents, " + speed_note + "*")
 
 
+def _benchmark(name: str) -> Any:
+    """``benchmarks/<name>.py`` as a module (its table functions make the figures)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def web_serve() -> str:
+    """``cahoots serve`` under load beside an earlier server: the last run of
+    ``python benchmarks/bench_web.py serve``, as its ``--table`` prints it."""
+    table: str = _benchmark("bench_web").table(RESULTS / "web_serve.jsonl")
+    return (table.rstrip("\n") + "\n\n*By `python benchmarks/bench_web.py serve` (then `--table`); "
+            "from `benchmarks/results/web_serve.jsonl`.*")
+
+
 ZOO_GAMES = ("kansas_city", "texas_euchre", "cahoots_tricks", "cahoots_coop")
 
 GENERATORS: dict[str, Callable[[], str]] = {
@@ -236,6 +251,7 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "zoo-strength-coop": zoo_strength_coop,
     "search-strength": search_strength,
     "vector-speed": vector_speed,
+    "web-serve": web_serve,
     "headline": headline,
 }
 
