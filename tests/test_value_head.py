@@ -133,3 +133,26 @@ def test_a_value_head_must_fit_its_network() -> None:
     net.with_value_head(ValueHead([(np.full((1, 3), 0.5, np.float32),
                                     np.array([0.25], np.float32))], input="observation"))
     np.testing.assert_allclose(net.values(np.array([[1, 2, 3]], np.float32)), [3.25])
+
+
+def test_fit_value_head_writes_a_network_whose_head_predicts_hand_values(tmp_path: Path) -> None:
+    """``benchmarks/fit_value_head.py`` on a few games: the zoo network unchanged, with a
+    linear head that loads, names its command, and scores its held-out positions."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "fit_value_head.py"
+    spec = importlib.util.spec_from_file_location("fit_value_head_bench", path)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert bench.main(["--rows", "texas_euchre", "--games", "20", "--out-dir",
+                       str(tmp_path)]) == 0
+    meta = read_metadata(tmp_path / "texas_euchre.safetensors")
+    assert meta["training"]["command"].startswith("python benchmarks/fit_value_head.py")
+    assert meta["evaluation"]["held_out_positions"] > 0
+    fitted = cahoots_envs.load_policy(str(tmp_path / "texas_euchre.safetensors"),
+                                      "texas_euchre-v1")
+    zoo = cahoots_envs.load_policy("zoo:texas_euchre", "texas_euchre-v1")
+    obs = observations("texas_euchre-v1", 5)
+    np.testing.assert_array_equal(fitted.logits(obs), zoo.logits(obs))
+    assert fitted.has_values and fitted.values(obs).shape == (5,)
