@@ -7,9 +7,9 @@ Per row (the rows of ``search_strength.py``), the positions are the searched dec
 in ``--games`` seeded heuristic games (``search_strength.searched_positions``, as ``--paths``
 takes them), and each is decided by every lineup in turn, in one process, after a warm-up
 decision each (kernels compiled): today's default search (``search``: the game's default,
-``default_search_spec``), the same over the zoo network with a value head with ``leaf=1``
-(``search@rollout=heuristic,leaf=1:benchmarks/results/value_heads/<row>.safetensors``, from
-``fit_value_head.py``), and search over the zoo network playing its own rollouts
+``default_search_spec``), the same over the zoo network with a value head with ``leaf=1`` and
+with ``leaf=3`` (``search@rollout=heuristic,leaf=1:benchmarks/results/value_heads/<row>.safetensors``,
+from ``fit_value_head.py``), and search over the zoo network playing its own rollouts
 (``search:zoo:<game>``). Interleaving the lineups position by position puts them under the same
 machine load, so their ratios hold where the machine is shared; the CPU seconds are the
 process's (``time.process_time``). Then ``--labels`` positions (the first of them, repeated if
@@ -38,8 +38,9 @@ sys.path[:0] = [str(_HERE), str(_HERE.parent)]  # the sibling benchmarks, the pa
 
 from search_strength import ROWS, lineup_name, searched_positions, spec_of
 
-LINEUPS = ("search", "search@rollout=heuristic,leaf=1:benchmarks/results/value_heads/{row}.safetensors",
-           "search:zoo:{game}")
+VALUE_HEADS = "benchmarks/results/value_heads/{row}.safetensors"
+LINEUPS = ("search", f"search@rollout=heuristic,leaf=1:{VALUE_HEADS}",
+           f"search@rollout=heuristic,leaf=3:{VALUE_HEADS}", "search:zoo:{game}")
 
 
 def measure(row: str, games: int, seed: int, labels: int) -> list[dict[str, Any]]:

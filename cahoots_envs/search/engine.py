@@ -32,7 +32,8 @@ it for the chunks of several decisions (``Job``s, from any games) in one batch (
    one forward pass for a network; a row with one legal move takes it without asking).
 4. **Values.** With value leaves (``leaf``: the search's setting), a row that reaches its
    seat's ``leaf``-th turn after its candidate move stops there and scores the ``valuer``'s
-   ``values`` of the seat's observation (rows roll out in lockstep then). A row whose game ended scores its final reward (the engine plays
+   ``values`` of the seat's observation (rows roll out in lockstep then). A row whose game
+   ended scores its final reward (the engine plays
    ``reward_mode='win'``, whose last reward is ``outcome()``; a float32, so equal to the
    reference value to about 1e-7); a row whose hand ended scores the world sampler's ``value``
    there (``boundary_values``: from the engine's arrays in a kernel, or ``value`` on
