@@ -298,8 +298,8 @@ def every_seat_worker(job: dict[str, Any]) -> dict[str, Any]:
     from cahoots_envs.policies.network import MLPPolicy
     from cahoots_envs.training import every_seat_ppo as es
     from cahoots_envs.training.config import PPOConfig, load_config
-    from cahoots_envs.training.maskable_ppo import add_snapshot, build_pool
-    from cahoots_envs.training.pool import SnapshotRotation
+    from cahoots_envs.training.networks import build_network, masked_logits
+    from cahoots_envs.training.pool import SnapshotRotation, add_snapshot, build_pool
 
     torch.set_num_threads(1)
     config = load_config(job["config"])
@@ -310,8 +310,8 @@ def every_seat_worker(job: dict[str, Any]) -> dict[str, Any]:
     rotation = (SnapshotRotation(config.pool.max_snapshots, seed=13)
                 if config.pool.snapshot_draw == "rollout" else None)
     games = es.EverySeatGames(config, config.sections.get(es.SECTION) or es.EverySeatConfig(), pool)
-    net = es.build_network(games.engine.obs.shape[1], games.engine.mask.shape[1], list(p.net_arch),
-                           p.activation)
+    net = build_network(games.engine.obs.shape[1], games.engine.mask.shape[1], list(p.net_arch),
+                        p.activation)
     trunk = net.mlp_extractor.policy_net
 
     def forward(x: Any) -> tuple[Any, Any]:
@@ -325,7 +325,7 @@ def every_seat_worker(job: dict[str, Any]) -> dict[str, Any]:
 
         def evaluate_actions(obs: Any, actions: Any, action_masks: Any) -> Any:
             logits, values = forward(obs)
-            logp = torch.log_softmax(es.masked_logits(logits, action_masks), -1)
+            logp = torch.log_softmax(masked_logits(logits, action_masks), -1)
             entropy = -(logp.exp() * logp.nan_to_num(neginf=0.0)).sum(-1)
             return values, logp.gather(1, actions.long()[:, None])[:, 0], entropy
 
@@ -352,7 +352,7 @@ def every_seat_worker(job: dict[str, Any]) -> dict[str, Any]:
         decided[0] += int(batch.ledger.decided.sum())
         kept[0] += int(batch.ledger.kept().sum())
         net.train()
-        es.ppo_update(net, optimizer, batch, p, generator)
+        es.learn(net, optimizer, batch, p, generator)
         net.eval()
         return batch
 

@@ -21,6 +21,13 @@ worktree of an earlier commit) in the same run, one after the other, same option
   it), a person's move to their next turn, and any 429; then one client alone. Each client
   speaks its server's protocol: a tree with ``/stream`` gets the bots' moves on one stream
   per game, an older one asks ``POST .../advance`` once per bot move.
+
+Both servers run with the same Python and packages; ``--path DIR`` puts ``DIR`` (packages the
+environment lacks, e.g. ``pip install --target DIR httptools uvloop orjson``) after each
+tree on both servers' ``PYTHONPATH``. Each part's figures are appended to ``--out``
+(``benchmarks/results/web_serve.jsonl``) as one JSON line, with the run's date, the tree's
+commit and the load average; ``serve --table`` prints the last run's table of ``docs/web.md``
+from that file.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ import argparse
 import json
 import os
 import platform
+import shutil
 import socket
 import subprocess
 import sys
@@ -102,12 +110,13 @@ def free_port() -> int:
 
 
 @contextmanager
-def serving(tree: Path, *options: str) -> Iterator[tuple[str, int]]:
-    """``cahoots serve`` of the checkout ``tree`` on a free port: (base URL, pid)."""
+def serving(tree: Path, *options: str, path: Path | None = None) -> Iterator[tuple[str, int]]:
+    """``cahoots serve`` of the checkout ``tree`` on a free port: (base URL, pid); ``path``:
+    a folder of packages put after the tree on its ``PYTHONPATH``."""
     import httpx
 
     port = free_port()
-    env = {**os.environ, "PYTHONPATH": str(tree)}
+    env = {**os.environ, "PYTHONPATH": str(tree) + (f"{os.pathsep}{path}" if path else "")}
     proc = subprocess.Popen([sys.executable, "-m", "cahoots_envs.cli", "serve", "--port",
                              str(port), *options], cwd=tree, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -345,33 +354,57 @@ def summary(runs: list[dict[str, Any]]) -> dict[str, float]:
             "load": float(np.mean(every["load"]))}
 
 
-def serve_bench(trees: dict[str, Path], seconds: float, rounds: int, only: set[str]) -> None:
+def commit_of(tree: Path) -> str:
+    """The short commit of the checkout ``tree`` ("+changes" when it has uncommitted ones)."""
+    if shutil.which("git") is None:
+        return "?"
+    head = subprocess.run(["git", "-C", str(tree), "rev-parse", "--short", "HEAD"], check=False,
+                          capture_output=True, text=True).stdout.strip() or "?"
+    dirty = subprocess.run(["git", "-C", str(tree), "status", "--porcelain", "--untracked-files=no"],
+                           check=False,
+                           capture_output=True, text=True).stdout.strip()
+    return head + ("+changes" if dirty else "")
+
+
+def serve_bench(trees: dict[str, Path], seconds: float, rounds: int, only: set[str],
+                out: Path | None, path: Path | None) -> None:
     from contextlib import ExitStack
 
     from tests.web_server import long_log
 
     log = long_log().encode()
-    print(f"{platform.machine()}, {os.cpu_count()} cores; the log: 879 moves, {len(log)} bytes")
+    run = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
+    commits = {name: commit_of(tree) for name, tree in trees.items()}
+    print(f"{platform.machine()}, {os.cpu_count()} cores; the log: 879 moves, {len(log)} bytes; "
+          + ", ".join(f"{name} {commit}" for name, commit in commits.items()))
 
     def show(name: str, part: str, values: dict[str, Any]) -> None:
         print(f"{name:<5} {part:<7} " + ", ".join(
             f"{k} {v:.1f}" if isinstance(v, float) else f"{k} {v}" for k, v in values.items()),
             flush=True)
+        if out is not None:
+            row = {"run": run, "machine": platform.machine(), "cores": os.cpu_count(),
+                   "tree": name, "commit": commits.get(name, ""), "part": part,
+                   "seconds": seconds, "rounds": rounds, "path": bool(path),
+                   **{k: round(v, 2) if isinstance(v, float) else v for k, v in values.items()}}
+            with out.open("a") as f:
+                f.write(json.dumps(row) + "\n")
 
     for name, tree in trees.items():
         if "pinger" in only:
-            with serving(tree) as (base, _):
+            with serving(tree, path=path) as (base, _):
                 show(name, "pinger", {**pinger(base, log), "load": os.getloadavg()[0]})
         if "memory" in only:
             with serving(tree, "--max-games-per-address", "256", "--sessions-per-minute",
-                         "100") as (base, pid):
+                         "100", path=path) as (base, pid):
                 show(name, "memory", {**memory(base, pid, log), "load": os.getloadavg()[0]})
     if "load" not in only:
         return
     # the trees take turns, ``rounds`` times, so that both meet the machine's other work alike
     runs: dict[tuple[str, int], list[dict[str, Any]]] = {}
     with ExitStack() as stack:  # 21+ sessions from one address: more than a minute's default
-        served = {name: stack.enter_context(serving(tree, "--sessions-per-minute", "1000"))
+        served = {name: stack.enter_context(serving(tree, "--sessions-per-minute", "1000",
+                                                    path=path))
                   for name, tree in trees.items()}
         names = list(trees)
         for r in range(rounds):
@@ -384,10 +417,65 @@ def serve_bench(trees: dict[str, Path], seconds: float, rounds: int, only: set[s
         show(name, f"load{clients}", values)
     if "base" in trees:
         new, old = results[("new", 20)], results[("base", 20)]
-        print(f"20 clients, new / base: answers/s x{new['answers_per_s'] / old['answers_per_s']:.2f}, "
-              f"games/s x{new['games_per_s'] / old['games_per_s']:.2f}, round-trip p95 "
-              f"x{new['trip_p95'] / old['trip_p95']:.2f}, move-to-turn p95 "
-              f"x{new['turn_p95'] / old['turn_p95']:.2f}")
+        ratios = {"answers_per_s": new["answers_per_s"] / old["answers_per_s"],
+                  "games_per_s": new["games_per_s"] / old["games_per_s"],
+                  "trip_p95": new["trip_p95"] / old["trip_p95"],
+                  "turn_p95": new["turn_p95"] / old["turn_p95"]}
+        print(f"20 clients, new / base: answers/s x{ratios['answers_per_s']:.2f}, "
+              f"games/s x{ratios['games_per_s']:.2f}, round-trip p95 "
+              f"x{ratios['trip_p95']:.2f}, move-to-turn p95 x{ratios['turn_p95']:.2f}")
+        show("new/base", "ratio20", ratios)
+
+
+def table(out: Path) -> str:
+    """The table of ``docs/web.md`` ("Speed") from the last run in ``out``."""
+    rows = [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
+    if not rows:
+        raise SystemExit(f"{out}: no rows; run 'bench_web.py serve' first")
+    last = rows[-1]["run"]
+    got = {(r["tree"], r["part"]): r for r in rows if r["run"] == last}
+
+    def cell(tree: str, part: str, text: str) -> str:
+        r = got.get((tree, part))
+        if r is None:
+            return "-"
+        return text.format(**{k: f"{v:,.0f}" if isinstance(v, float) and abs(v) >= 100 else
+                              f"{v:.1f}" if isinstance(v, float) else v for k, v in r.items()})
+
+    lines = [
+        ("a 20 ms pinger's p95, idle / while another client uploads the log 8 times", "pinger",
+         "{idle_p95} / {upload_p95} ms (max {upload_max})"),
+        ("server RSS: idle / after 256 uploads kept / after deleting them", "memory",
+         "{idle_mib} / {after_256_mib} / {after_delete_mib} MiB (+{grown_mib})"),
+        ("20 clients playing whole games (one hand): refused / failed", "load20",
+         "{refused} / {failed}"),
+        ("... games a second", "load20", "{games_per_s}"),
+        ("... answers a second (HTTP answers and stream frames)", "load20", "{answers_per_s}"),
+        ("... an answer's wait: median / p95", "load20", "{trip_p50} / {trip_p95} ms"),
+        ("... a person's move to their next turn: median / p95", "load20",
+         "{turn_p50} / {turn_p95} ms"),
+        ("... server / client CPU a game", "load20",
+         "{server_cpu_ms_per_game} / {client_cpu_ms_per_game} ms"),
+        ("... load average", "load20", "{load}"),
+        ("one client alone: an answer's p95, a move to the next turn's p95", "load1",
+         "{trip_p95} / {turn_p95} ms"),
+    ]
+    new = got.get(("new", "load20"), {})
+    base = got.get(("base", "load20"), {})
+    head = (f"| {last} UTC, {rows[-1]['machine']}, {rows[-1]['cores']} cores | this tree "
+            f"({new.get('commit', '?')}) | before ({base.get('commit', '?')}) | new / before |")
+    text = [head, "|---|---|---|---|"]
+    ratio = got.get(("new/base", "ratio20"), {})
+    ratios = {"answers_per_s": "x{:.2f}", "games_per_s": "x{:.2f}", "trip_p50": None,
+              "trip_p95": "x{:.2f}", "turn_p95": "x{:.2f}"}
+    for label, part, fmt in lines:
+        extra = ""
+        if part == "load20":
+            keys = [k for k in ratios if "{" + k + "}" in fmt and ratios[k] and k in ratio]
+            extra = ", ".join(str(ratios[k]).format(ratio[k]) for k in keys)
+        text.append(f"| {label} | {cell('new', part, fmt)} | {cell('base', part, fmt)} | "
+                    f"{extra} |")
+    return "\n".join(text)
 
 
 def main() -> None:
@@ -401,10 +489,18 @@ def main() -> None:
     s.add_argument("--seconds", type=float, default=15, help="each load phase's length")
     s.add_argument("--rounds", type=int, default=4, help="load phases a tree, in turns")
     s.add_argument("--only", default="pinger,memory,load", help="which parts, comma-separated")
+    s.add_argument("--path", type=Path, help="a folder of packages on both servers' path")
+    s.add_argument("--out", type=Path, default=ROOT / "benchmarks/results/web_serve.jsonl",
+                   help="where each part's figures are appended (one JSON line each)")
+    s.add_argument("--table", action="store_true",
+                   help="print docs/web.md's table of the last run in --out, and stop")
     args = parser.parse_args()
-    if args.what == "serve":
+    if args.what == "serve" and args.table:
+        print(table(args.out))
+    elif args.what == "serve":
         trees = {"new": ROOT, **({"base": args.base.resolve()} if args.base else {})}
-        serve_bench(trees, args.seconds, args.rounds, set(args.only.split(",")))
+        serve_bench(trees, args.seconds, args.rounds, set(args.only.split(",")), args.out,
+                    args.path.resolve() if args.path else None)
     else:
         trip(getattr(args, "games", 3), getattr(args, "policy", "heuristic"))
 

@@ -18,22 +18,33 @@ if HIGH_CARD.name not in GAMES:
     cahoots_envs.register_game(HIGH_CARD)
 
 
+# libraries' own folders, which they make in the system temp folder unless told otherwise
+LIBRARY_FOLDERS = {
+    # Stable-Baselines3's logger folder for every learn() whose model has no logger set
+    # (configure() with no folder): else SB3-<date> in the system temp folder
+    "SB3_LOGDIR": "sb3_logs",
+    # torch's compiler cache, made at an optimizer's first step (which imports torch._dynamo):
+    # else torchinductor_<user> in the system temp folder
+    "TORCHINDUCTOR_CACHE_DIR": "torchinductor",
+}
+
+
 @pytest.fixture(autouse=True, scope="session")
-def sb3_logs_under_pytests_temp(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    """Stable-Baselines3 makes a logger folder for every ``learn()`` whose model has no logger
-    set (``configure()`` with no folder): ``SB3_LOGDIR``, else ``SB3-<date>`` in the system temp
-    folder, which the suite filled. Tests (and the training runs they start in subprocesses,
-    which inherit it) write there only under pytest's temporary folders
-    (``tests/test_training.py::test_sb3_logs_stay_under_pytests_temp``)."""
+def library_folders_under_pytests_temp(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """Tests (and the training runs they start in subprocesses, which inherit the variables)
+    make the libraries' folders only under pytest's temporary folders
+    (``tests/test_training.py::test_library_folders_stay_under_pytests_temp``)."""
     import os
 
-    before = os.environ.get("SB3_LOGDIR")
-    os.environ["SB3_LOGDIR"] = str(tmp_path_factory.mktemp("sb3_logs"))
+    before = {name: os.environ.get(name) for name in LIBRARY_FOLDERS}
+    for name, folder in LIBRARY_FOLDERS.items():
+        os.environ[name] = str(tmp_path_factory.mktemp(folder))
     yield
-    if before is None:
-        os.environ.pop("SB3_LOGDIR", None)
-    else:
-        os.environ["SB3_LOGDIR"] = before
+    for name, value in before.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 def game_class(game: str) -> Any:

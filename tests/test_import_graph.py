@@ -409,3 +409,47 @@ def test_the_evaluation_checks_catch_a_planted_private_import_and_type_checking_
     assert cycles_inside(module_graph(pkg), "cahoots_envs.evaluation") == []
     assert cycles_inside(module_graph(pkg, type_checking=True), "cahoots_envs.evaluation") == [
         ["cahoots_envs.evaluation.a", "cahoots_envs.evaluation.b"]]
+
+
+# ---- training: the algorithms side by side on the toolkit --------------------------------------
+def algorithm_modules() -> dict[str, str]:
+    """Algorithm name -> the module its registered entry names (``"module:function"``)."""
+    from cahoots_envs.training.algorithms import algorithms
+
+    return {name: a.entry.partition(":")[0] for name, a in algorithms().items()
+            if isinstance(a.entry, str) and a.entry.startswith("cahoots_envs.")}
+
+
+def test_no_training_algorithm_imports_another() -> None:
+    """Each algorithm imports the toolkit (networks, updates, imitation, pool, actors, the seat
+    envs) and the run plumbing, never another algorithm (lazy imports counted)."""
+    modules = set(algorithm_modules().values())
+    assert modules >= {"cahoots_envs.training.maskable_ppo", "cahoots_envs.training.every_seat_ppo",
+                       "cahoots_envs.training.expert_iteration"}
+    bad = sorted(f"{m} imports {o}" for m in modules for o in GRAPH[m] & modules)
+    assert not bad, "an algorithm imports another (move what they share into the toolkit):\n" \
+        + "\n".join(bad)
+    # nothing below the algorithms reaches up into one either (only the registry names them)
+    users = sorted(f"{m} imports {o}" for m, imports in GRAPH.items() for o in imports & modules
+                   if m.startswith("cahoots_envs.training.") and m not in modules)
+    assert not users, "the training toolkit imports an algorithm:\n" + "\n".join(users)
+
+
+def test_importing_the_algorithm_registry_loads_no_algorithm() -> None:
+    """A fresh process that imports ``cahoots_envs.training.algorithms`` (and so the package's
+    training modules) holds no algorithm module: they load when a run or a config names them."""
+    import subprocess
+    import sys
+
+    modules = sorted(set(algorithm_modules().values()))
+    code = ("import sys, cahoots_envs.training.algorithms as a, cahoots_envs.training.config as c\n"
+            "a.algorithm('every_seat_ppo'); c.config_from_dict({'env_id': 'kansas_city-v1'})\n"
+            f"print(sorted(m for m in sys.modules if m in {modules!r}))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=PACKAGE.parent)
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr
+    # the check sees a loaded algorithm (a planted import in the same probe)
+    planted = code.replace("print(", "import cahoots_envs.training.expert_iteration\nprint(")
+    out = subprocess.run([sys.executable, "-c", planted], capture_output=True, text=True,
+                         check=True, cwd=PACKAGE.parent)
+    assert out.stdout.strip() == "['cahoots_envs.training.expert_iteration']", out.stdout

@@ -68,3 +68,19 @@ def test_any_deal_value_is_used_or_refused_without_changing_the_env(
     except ValueError:
         after = env.observe(env.agent_selection)["observation"], env.agent_selection
         assert np.array_equal(before[0], after[0]) and before[1] == after[1]
+
+
+@settings(max_examples=300, deadline=None)
+@given(label=st.text(alphabet=" :xy", max_size=8),
+       text=st.text(alphabet="ab -1T|,\t\n\xa0", max_size=90),
+       width=st.sampled_from([10, 30, 80]))
+def test_wrap_is_the_standard_librarys_hanging_indent(label: str, text: str, width: int) -> None:
+    """``core.text.wrap`` (the seat views' lines) gives what ``textwrap`` gives, its shortcut for
+    a line that fits included."""
+    import textwrap
+
+    from cahoots_envs.core.text import wrap
+
+    want = textwrap.wrap(text or "-", width=width, initial_indent=label,
+                         subsequent_indent=" " * len(label), break_on_hyphens=False) or [label.rstrip()]
+    assert wrap(label, text, width) == want

@@ -256,6 +256,22 @@ def test_ppo_resumes_bit_identically_without_trust(
     assert_same_run(ppo_reference(algorithm, draw), run_dir)
 
 
+def test_a_run_whose_config_yaml_the_layout_before_0_3_wrote_resumes(
+        tmp_path: Path, ppo_reference: Callable[[str, str], Path]) -> None:
+    """A run folder's config.yaml as cahoots-envs 0.2.0 wrote it (``ppo`` and ``pool`` at the top
+    level, tests/fixtures/configs) resumes, with a deprecation note, to the same result; the
+    folder's config.yaml is then in the new layout (ppo and pool in the algorithm's section)."""
+    run_dir = stopped_run(tmp_path, with_draw("every_seat_ppo", "seat"), "stopped", "rollout", 30)
+    old = ROOT / "tests" / "fixtures" / "configs" / "every_seat_run_config_0.2.yaml"
+    (run_dir / "config.yaml").write_text(old.read_text())
+    with pytest.warns(DeprecationWarning, match=r"ppo and pool at the top level of a config is "
+                      r"deprecated; write them in the algorithm's own section \(every_seat_ppo: "):
+        assert main(["--resume", str(run_dir)]) == 0
+    assert_same_run(ppo_reference("every_seat_ppo", "seat"), run_dir)
+    written = yaml.safe_load((run_dir / "config.yaml").read_text())
+    assert "ppo" not in written and written["sections"]["every_seat_ppo"]["ppo"]["n_steps"] == 12
+
+
 @pytest.mark.parametrize(("algorithm", "draw", "n"), [("every_seat_ppo", "rollout", 45),
                                                       ("maskable_ppo", "seat", 13)])
 def test_ppo_killed_by_sigkill_resumes_bit_identically(

@@ -296,10 +296,11 @@ def test_the_limits_leave_real_configs_and_long_runs_alone() -> None:
                              "pool": {"random": 0, "heuristic": 0, "snapshots": 0, "latest": 0}})
 
 
-def test_sb3_logs_stay_under_pytests_temp(tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_library_folders_stay_under_pytests_temp(tmp_path_factory: pytest.TempPathFactory) -> None:
     """A model that learns without a logger set makes SB3's default one (``configure()`` with
-    no folder), as tests that train a model directly do: its folder lies under pytest's
-    temporary folders (tests/conftest.py), not ``SB3-<date>`` in the system temp folder."""
+    no folder), as tests that train a model directly do, and an optimizer's first step makes
+    torch's compiler cache: both lie under pytest's temporary folders (tests/conftest.py), not
+    ``SB3-<date>`` or ``torchinductor_<user>`` in the system temp folder."""
     import tempfile
 
     from stable_baselines3.common.logger import configure
@@ -308,3 +309,15 @@ def test_sb3_logs_stay_under_pytests_temp(tmp_path_factory: pytest.TempPathFacto
     base = tmp_path_factory.getbasetemp().resolve()
     assert folder.resolve().is_relative_to(base), f"{folder} is outside {base}"
     assert not folder.resolve().is_relative_to(Path(tempfile.gettempdir()).resolve() / "SB3-")
+    done = subprocess.run(
+        [sys.executable, "-c", ("import torch\n"
+         "from torch._inductor.runtime.cache_dir_utils import cache_dir\n"
+         "layer = torch.nn.Linear(3, 2)\n"
+         "step = torch.optim.Adam(layer.parameters())\n"
+         "layer(torch.ones(1, 3)).sum().backward()\n"
+         "step.step()\n"
+         "print(cache_dir())")], capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    cache = Path(done.stdout.strip())
+    assert cache.resolve().is_relative_to(base), f"{cache} is outside {base}"
+    assert cache.is_dir()

@@ -637,3 +637,39 @@ def test_a_replay_made_in_a_worker_process_is_the_same_and_no_bigger(name: str) 
     for k in range(there.positions):
         for view in ("referee", "1"):
             assert there.position(k, view) == {**here.position(k, view), "id": there.id}
+
+
+def test_each_games_rules_are_served_formatted_and_fresh(client: TestClient) -> None:
+    """The page's rules are each game's rules spec as HTML, rendered into the package at build
+    time; a spec changed without ``python -m cahoots_envs.web.rules_html`` fails here."""
+    from cahoots_envs.web.rules_html import SOURCE, rendered
+
+    files = rendered()
+    assert len(files) == len(list(SOURCE.glob("*.md"))) >= 4
+    for path, html in files.items():
+        assert path.is_file() and path.read_text(encoding="utf-8") == html, \
+            f"{path.name} is stale: run python -m cahoots_envs.web.rules_html"
+    for game in client.get("/api/games").json()["games"]:
+        summary = game["summary"]
+        assert "docs/rules" not in summary and "**" not in summary and "`" not in summary
+        if game["name"] not in GAMES or game["name"] == "high_card":
+            continue
+        assert game["rules"] == f"/static/rules/{game['name']}.html"
+        page = client.get(game["rules"])
+        assert page.status_code == 200 and "<h2>" in page.text and "<li>" in page.text
+        assert "**" not in page.text and "\n## " not in page.text and "<script" not in page.text
+
+
+def test_kansas_city_says_the_last_hand_of_the_game_at_the_end() -> None:
+    """The final table reads "Hand: 3 of 3", never "4 of 3"."""
+    from cahoots_envs.registry import make_raw
+    from cahoots_envs.web.tables import table_of
+
+    env = make_raw(game_spec("kansas_city").env_id, hands=3)
+    env.reset(seed=2)
+    rng = np.random.default_rng(0)
+    game = env.game
+    while not game.is_over:
+        game.apply(int(rng.choice(game.legal_actions())))
+    table = table_of(game, None)
+    assert table["hand_number"] == table["hands_total"] == 3

@@ -4,7 +4,10 @@ under uvicorn in a thread on a free port of 127.0.0.1. A whole game of every gam
 clicking legal moves (cards, verbs, targets, confirm; no pauses), its log downloaded and
 replayed; a log is replayed step by step in the referee's view and a seat's; a watched game is
 paused and stepped; and at every decision the page is checked to hold no card the seat cannot
-see (any card of the referee's table that is nowhere in the JSON the seat was sent).
+see (any card of the referee's table that is nowhere in the JSON the seat was sent), to show the
+trick (or piles and goals), the latest move and Confirm inside a 1366x768 window without
+scrolling, and to fit every seat box's text in its box. A whole game of each game is played by
+keyboard alone at phone width (390x844), with no horizontal scroll.
 
 With CAHOOTS_SCREENSHOTS=1 the game tests write each game's table to docs/web_<game>.png (a
 Title in the PNG's metadata, as every chart under docs/ carries)."""
@@ -70,7 +73,7 @@ def page(browser: Any) -> Iterator[Any]:
     """A fresh browser context's page; at the end, no script error and no console error (a
     resource the server refused, a Content-Security-Policy violation, a missing favicon) but
     those the test declared in ``EXPECTED_CONSOLE``."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+    context = browser.new_context(viewport={"width": 1366, "height": 768}, accept_downloads=True)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
@@ -130,6 +133,53 @@ def check_no_leak(page: Any, referee: dict[str, Any], seen: dict[str, Any]) -> N
     assert not leaked, f"the page shows cards its seat cannot see: {sorted(leaked)}"
 
 
+# the elements of ``selectors`` that are not wholly inside the window as the page opens (its
+# scroll offsets added back: a click may have scrolled it)
+OUT_OF_VIEW = """(selectors) => {
+    const out = [];
+    for (const selector of selectors) {
+        const found = document.querySelectorAll(selector);
+        if (!found.length) out.push(selector + ' (missing)');
+        for (const node of found) {
+            const r = node.getBoundingClientRect();
+            if (r.top + scrollY < 0 || r.bottom + scrollY > innerHeight || r.left + scrollX < 0
+                || r.right + scrollX > innerWidth) out.push(selector + ' ' + JSON.stringify(r));
+        }
+    }
+    return out;
+}"""
+# the seat boxes' elements that stick out of their box or clip their text
+SEATS_OVERFLOW = """() => {
+    const bad = [];
+    for (const box of document.querySelectorAll('.seat')) {
+        const b = box.getBoundingClientRect();
+        for (const node of [box, ...box.querySelectorAll('*')]) {
+            const r = node.getBoundingClientRect();
+            if (!r.width && !r.height) continue;
+            const scrolls = ['auto', 'scroll'].includes(getComputedStyle(node).overflowX);
+            if (r.left < b.left - 0.5 || r.right > b.right + 0.5
+                || !(node instanceof SVGElement) && !scrolls && node.clientWidth && node.scrollWidth > node.clientWidth + 1)
+                bad.push((node.className.baseVal ?? node.className) + ': ' + node.textContent.slice(0, 60));
+        }
+    }
+    return bad;
+}"""
+
+
+def check_table_in_view(page: Any, kind: str) -> None:
+    """At a decision: the trick (coop: the piles and goals), the latest move, your hand and
+    the move panel are in the window without scrolling, and no seat box's text sticks out of
+    it."""
+    if kind == "text":
+        return
+    middle = ['[data-field="piles"]', '[data-field="goals"]'] if kind == "cahoots_coop" \
+        else ['[data-field="trick"]']
+    out = page.evaluate(OUT_OF_VIEW, [*middle, ".latest", ".seats.mine .hand", ".move-panel"])
+    assert not out, f"outside the 1366x768 window: {out}"
+    bad = page.evaluate(SEATS_OVERFLOW)
+    assert not bad, f"seat box text out of its box: {bad}"
+
+
 def wait_turn(page: Any, turns: int) -> str:
     page.wait_for_function(
         f"""() => ['over', 'error'].includes(document.body.dataset.status)
@@ -162,6 +212,7 @@ def click_move(page: Any, move: dict[str, Any], before_last: Callable[[], None] 
     before_last()
     confirm = page.locator("button.confirm")
     assert confirm.is_enabled() and move["text"] in confirm.inner_text()
+    assert not page.evaluate(OUT_OF_VIEW, ["button.confirm"]), "Confirm is outside the window"
     confirm.click()
 
 
@@ -202,6 +253,7 @@ def test_a_whole_game_played_by_clicking_legal_moves(page: Any, server: Any, gam
         check_no_leak(page, table_of(match.game, None), match.state())
         kind = shown["table"]["kind"]
         assert page.locator(f'.table[data-kind="{kind}"]').count() == 1  # a game without a view: its text
+        check_table_in_view(page, kind)
         legal = page.evaluate("window.cahoots.builder.legal")
         # the page builds every legal move from the parts it was sent, and only those
         assert sorted(parts(m) for m in legal) == sorted(parts(m) for m in legal_moves(match.game))
@@ -320,6 +372,9 @@ def test_table_talk_played_by_clicking_and_shown(page: Any, server: Any, talk: s
         turns = page.evaluate("window.cahoots.turns")
         legal = page.evaluate("window.cahoots.builder.legal")
         said = [m for m in legal if m["id"] >= 112 and m["text"] != "say nothing"]
+        # a goal is named by its words on the buttons, never by its id (aim SUM_20)
+        ids = re.findall(r"\b[A-Z0-9]+_[A-Z0-9_]+\b", " ".join(page.locator(".word-move, button.target").all_inner_texts()))
+        assert not ids, f"goal ids on the move buttons: {ids}"
         move = said[int(rng.integers(len(said)))] if said else legal[int(rng.integers(len(legal)))]
         talked += bool(said)
         click_move(page, move)
@@ -347,3 +402,194 @@ def test_every_page_loads_with_no_console_error_under_the_security_headers(page:
     assert icon == 200
     page_response = next(r for r in seen if r.url == f"{base}/")
     assert "frame-ancestors 'none'" in page_response.headers["content-security-policy"]
+
+
+# ---- keyboard play, at phone width -------------------------------------------------------------
+def tab_to(page: Any, selector: str, key: str = "Tab", limit: int = 120) -> None:
+    """Press ``key`` (Tab, or an arrow) until the focused element matches ``selector``."""
+    for _ in range(limit):
+        if page.evaluate("(s) => !!document.activeElement && document.activeElement.matches(s)", selector):
+            return
+        page.keyboard.press(key)
+    raise AssertionError(f"{key} never reached {selector}")
+
+
+FOCUS_SHOWN = """() => { const a = document.activeElement;
+    return a.matches(':focus-visible') && getComputedStyle(a).outlineStyle !== 'none'; }"""
+
+
+def key_move(page: Any, move: dict[str, Any]) -> None:
+    """Make ``move`` with the keyboard alone: Tab to a verb or word button and Enter; the
+    arrows to each highlighted card (or pile) and Space; Confirm (focused once the selection
+    is a move) with Enter."""
+    if not move["cards"] and move["target"] is None:
+        tab_to(page, f'.word-move[data-action="{move["id"]}"]')
+        page.keyboard.press("Enter")
+        return
+    verb = f'.verb[data-verb="{move["verb"]}"]'
+    if page.locator(verb).count() and page.get_attribute(verb, "aria-pressed") != "true":
+        tab_to(page, verb)
+        page.keyboard.press("Enter")
+    one_click = page.evaluate("window.cahoots.builder.oneClick()")
+    picks = [f'[data-zone-active] [data-card="{card}"].selectable:not(.selected)' for card in move["cards"]]
+    if move["target"] is not None:
+        on_table = f'.table [data-target="{move["target"]}"]'
+        picks.append(f"{on_table}.selectable" if page.locator(on_table).count()
+                     else f'button.target[data-target="{move["target"]}"]')
+    for pick in picks:
+        if pick.startswith("button"):
+            tab_to(page, pick)
+            page.keyboard.press("Enter")
+            continue
+        tab_to(page, ".selectable")
+        tab_to(page, pick, "ArrowRight")
+        assert page.evaluate(FOCUS_SHOWN), "the focused card shows no focus"
+        card = page.evaluate("document.activeElement.dataset.card || null")
+        page.keyboard.press("Space")
+        if card and not one_click:  # the focus stays on the card (or moves to Confirm)
+            assert page.evaluate("""(c) => document.activeElement.matches(
+                `[data-card="${c}"], button.confirm`)""", card), "Space lost the focus"
+    if one_click:
+        return
+    tab_to(page, "button.confirm:not(:disabled)")  # where the last pick left the focus
+    assert move["text"] in page.inner_text("button.confirm")
+    page.keyboard.press("Enter")
+
+
+@pytest.mark.parametrize("game", list(GAMES)[:4])
+def test_a_whole_game_played_by_keyboard_alone_at_phone_width(browser: Any, server: Any, game: str) -> None:
+    """Every move by keys (a Kansas City pass of three included), the focus shown, and at
+    every decision no horizontal scroll in a 390x844 window."""
+    base, _ = server
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    start(page, base, game)
+    rng = np.random.default_rng(7)
+    turns, sizes = 0, set()
+    while wait_turn(page, turns) == "your-turn":
+        turns = page.evaluate("window.cahoots.turns")
+        width = page.evaluate("[document.documentElement.scrollWidth, innerWidth]")
+        assert width[0] <= width[1], f"turn {turns}: the page scrolls sideways ({width})"
+        legal = page.evaluate("window.cahoots.builder.legal")
+        move = legal[int(rng.integers(len(legal)))]
+        sizes.add(len(move["cards"]))
+        key_move(page, move)
+    assert "Game over" in page.inner_text(".result")
+    assert game != "kansas_city" or 3 in sizes  # the pass of three, by keys
+    context.close()
+    assert not errors, errors
+
+
+# ---- the display defects of issue 54, each with its test ---------------------------------------
+def test_the_setup_form_starts_with_your_seat_and_shows_the_rules_formatted(page: Any, server: Any) -> None:
+    base, _ = server
+    page.goto(f"{base}/#play")
+    page.select_option("#game", "kansas_city")
+    assert page.input_value("#seat") == "0"  # not blank
+    page.click('.setup details[data-panel="rules"] > summary')
+    page.wait_for_selector(".setup .rules h2")
+    text = page.inner_text(".setup .rules")
+    assert page.locator(".setup .rules li").count() > 10 and "4.2 Setup of a hand" in text
+    assert "docs/rules/" not in page.inner_text(".setup") and "**" not in text and "## " not in text
+
+
+GLYPHS = """() => {
+    const parts = [document.body.innerText];
+    for (const node of document.querySelectorAll('*'))
+        for (const where of ['::before', '::after']) {
+            const c = getComputedStyle(node, where).content;
+            if (c && c !== 'none' && c !== 'normal') parts.push(c);
+        }
+    return parts.join('');
+}"""
+
+
+def unrenderable(text: str) -> set[str]:
+    """The characters of ``text`` that no installed font has (they show as empty boxes)."""
+    import subprocess
+
+    missing = set()
+    for char in {c for c in text if ord(c) > 0x7F and not c.isspace()}:
+        found = subprocess.run(["fc-list", f":charset={ord(char):x}", "family"], capture_output=True,
+                               text=True, check=True).stdout
+        if not found.strip():
+            missing.add(char)
+    return missing
+
+
+def test_every_glyph_on_the_pages_has_a_font(page: Any, server: Any, tmp_path: Path) -> None:
+    """No emoji or symbol that Debian's fonts lack (they showed as empty boxes): the icons of
+    the replay controls and the thinking mark are SVG."""
+    if not shutil.which("fc-list"):
+        pytest.skip("no fc-list (fontconfig) to ask which glyphs the fonts have")
+    base, _ = server
+    start(page, base, "cahoots_tricks", pause=400)
+    page.wait_for_function("() => document.body.dataset.status === 'thinking'", timeout=60_000)
+    seen = page.evaluate(GLYPHS)
+    page.goto(f"{base}/#replay")
+    text = page.evaluate(WATCHED_LOG, {"game": "kansas_city", "options": {"hands": 1}, "seed": 4,
+                                       "policies": ["heuristic"] * 4})
+    path = tmp_path / "game.jsonl"
+    path.write_text(text)
+    page.set_input_files("#log-file", str(path))
+    page.click("#open-log")
+    page.wait_for_selector("#position")
+    seen += page.evaluate(GLYPHS)
+    assert not unrenderable(seen), f"glyphs no font has: {sorted(unrenderable(seen))}"
+
+
+def test_new_game_and_the_play_link_leave_a_game_for_the_form(page: Any, server: Any) -> None:
+    base, _ = server
+    for leave in ("#new-game", 'nav a[href="#play"]'):
+        start(page, base, "texas_euchre")
+        page.wait_for_selector(".table")
+        page.click(leave)
+        page.wait_for_selector("#start")
+        assert page.locator(".table").count() == 0
+
+
+def test_long_bot_names_stay_inside_their_seat_boxes(page: Any, server: Any) -> None:
+    base, _ = server
+    long = "search@worlds=2,max_rollouts=8,max_candidates=2:zoo:kansas_city_every_seat"
+    page.goto(f"{base}/#play")
+    page.select_option("#game", "kansas_city")
+    page.fill('[data-option="hands"]', "1")
+    for s in (1, 2, 3):  # a policy id the form does not list: the server accepts it
+        page.evaluate("([s, id]) => document.getElementById('policy-' + s).append(new Option(id, id))", [s, long])
+        page.select_option(f"#policy-{s}", long)
+    page.fill("#pause", "0")
+    page.click("#start")
+    assert wait_turn(page, 0) == "your-turn"
+    assert "kansas_city_every_seat" in page.inner_text(".seats.others")
+    assert not page.evaluate(SEATS_OVERFLOW)
+
+
+def test_the_replay_move_list_follows_the_position_with_whole_numbers(page: Any, server: Any, tmp_path: Path) -> None:
+    """At the last position (past 190) the list shows the last move (it stayed at moves 1-15),
+    its number whole."""
+    base, _ = server
+    page.goto(f"{base}/#replay")
+    text = page.evaluate(WATCHED_LOG, {"game": "kansas_city", "options": {"hands": 2}, "seed": 4,
+                                       "policies": ["heuristic"] * 4})
+    path = tmp_path / "game.jsonl"
+    path.write_text(text)
+    page.set_input_files("#log-file", str(path))
+    page.click("#open-log")
+    page.wait_for_selector("#position")
+    k = page.evaluate("window.cahoots.replay.positions") - 1
+    assert k > 190
+    page.locator("#position").fill(str(k))
+    page.wait_for_function(f"() => window.cahoots.state.k === {k} && document.body.dataset.status === 'replay'")
+    shown = page.evaluate("""() => {
+        const list = document.querySelector('.events').getBoundingClientRect();
+        const last = document.querySelector('.events li:last-child');
+        const r = last.getBoundingClientRect();
+        const num = (last.querySelector('.num') || last).getBoundingClientRect();
+        return {text: last.innerText, inside: r.top >= list.top - 1 && r.bottom <= list.bottom + 1,
+                whole: num.left >= list.left - 0.5 && num.right <= list.right + 0.5};
+    }""")
+    assert shown["inside"], "the move list does not show the position's move"
+    assert shown["text"].startswith(f"{k}.") and shown["whole"], shown

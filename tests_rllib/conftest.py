@@ -3,7 +3,8 @@ docs/scale.md): ``.venv-rllib/bin/python -m pytest -q tests_rllib``.
 
 ``ray_cluster`` starts a Ray cluster on this machine with ``ray start --head`` once per session;
 this process joins it (``ray.init(address="auto")``), the training script joins it with
-``--address auto``, and ``ray stop`` ends it when the session ends."""
+``--address auto``, and ``ray stop`` ends it when the session ends. Ray's files (sessions, logs,
+sockets) go under pytest's temporary folder (``RAY_TMPDIR``), not the system's ``/tmp/ray``."""
 
 from __future__ import annotations
 
@@ -20,6 +21,23 @@ RAY = str(Path(sys.executable).with_name("ray"))
 # Ray's own start-up: no usage reporting, no dashboard (not needed and slow to start)
 RAY_ENV = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "OPENBLAS_NUM_THREADS": "1",
            "OMP_NUM_THREADS": "1"}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def ray_temp_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Ray's temporary folder for the whole session, in this process (``ray.init``) and the
+    processes it starts (``ray start``, the training script): under pytest's temporary folder.
+    Short, as Ray's socket paths must stay under 107 characters."""
+    folder = tmp_path_factory.mktemp("ray")
+    before = os.environ.get("RAY_TMPDIR")
+    os.environ["RAY_TMPDIR"] = RAY_ENV["RAY_TMPDIR"] = str(folder)
+    try:
+        yield folder
+    finally:
+        if before is None:
+            os.environ.pop("RAY_TMPDIR", None)
+        else:
+            os.environ["RAY_TMPDIR"] = before
 
 
 def tiny_ppo() -> dict[str, int]:

@@ -22,8 +22,14 @@ def short_repr(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+_SPACES = frozenset("\t\n\x0b\x0c\r")
+
+
 def wrap(label: str, text: str, width: int = WIDTH) -> list[str]:
     """``label`` then ``text`` wrapped under itself (hanging indent)."""
+    if text and len(label) + len(text) <= width and text.strip() == text \
+            and _SPACES.isdisjoint(text):
+        return [label + text]  # what textwrap gives a line that fits, without its cost
     return textwrap.wrap(
         text or "-", width=width, initial_indent=label, subsequent_indent=" " * len(label),
         break_on_hyphens=False,

@@ -7,13 +7,14 @@ plays. Expert iteration and every-seat PPO both take it.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from cahoots_envs.envinfo import env_info
 from cahoots_envs.policies.loading import load_policy
+from cahoots_envs.policies.scoring import ActionScoringPolicy, computed_features, segment_offsets
 from cahoots_envs.training.config import (
     BYTES_PER_PARAMETER,
     ConfigError,
@@ -21,6 +22,7 @@ from cahoots_envs.training.config import (
     check_memory,
     mlp_parameters,
 )
+from cahoots_envs.training.imitation import clone_scorer
 from cahoots_envs.training.run import Evaluator
 
 
@@ -62,7 +64,6 @@ def network_problems(network: Any) -> list[str]:
 def check_network(config: TrainConfig, network: dict[str, Any], section: str) -> None:
     """With the env known (as the config loads): the action-scoring network's segments and
     computed features exist for it (``ConfigError``, one line, if not)."""
-    from cahoots_envs.envinfo import env_info
 
     if not network:
         return
@@ -88,7 +89,6 @@ def check_network(config: TrainConfig, network: dict[str, Any], section: str) ->
 def scoring_actor(config: TrainConfig, network: dict[str, Any], section: str,
                   algorithm: str) -> ScoringActor:
     """The ``ScoringActor`` of a section's ``network:`` setting (``type`` dropped)."""
-    from cahoots_envs.envinfo import env_info
 
     info = env_info(config.env_id, config.game_options())
     return ScoringActor(config, info, {k: v for k, v in network.items() if k != "type"},
@@ -112,7 +112,6 @@ def scoring_inputs(info: Any, settings: dict[str, Any],
     """What the action-scoring network of ``settings`` reads in ``info``'s env: its segments'
     offsets, its computed-features record (None without) and their function; ``ConfigError``
     (one line, naming the config ``section``) for a segment or feature set the env lacks."""
-    from cahoots_envs.policies.scoring import computed_features, segment_offsets
 
     try:
         offsets = segment_offsets(info.layout, settings["action_segments"], info.num_actions)
@@ -135,7 +134,7 @@ class ScoringActor:
 
     def __init__(self, config: TrainConfig, info: Any, settings: dict[str, Any], section: str,
                  algorithm: str) -> None:
-        from cahoots_envs.training.scoring import ScoringNet
+        from cahoots_envs.training.scoring import ScoringNet  # imports torch (the train extra)
 
         self.config, self.info = config, info
         self.section, self.algorithm = section, algorithm  # for messages and the clone's log
@@ -148,13 +147,13 @@ class ScoringActor:
                               s["activation"], bool(s["direct"]), size)
 
     def policy(self, deterministic: bool = True, seed: int | None = None) -> Any:
-        from cahoots_envs.training.scoring import export_policy
+        from cahoots_envs.training.scoring import export_policy  # torch (the train extra)
 
         return export_policy(self.net, self.settings["action_segments"], self.offsets,
                              self.record, deterministic=deterministic, seed=seed)
 
     def load(self, policy: Any) -> None:
-        import torch
+        import torch  # the train extra
 
         tensors = {k: torch.from_numpy(np.asarray(v, np.float32)) for k, v in policy.tensors().items()}
         try:
@@ -164,8 +163,6 @@ class ScoringActor:
                               f"{self.settings}: {str(e).splitlines()[0]}") from None
 
     def start(self, spec: str) -> None:
-        from cahoots_envs.policies.scoring import ActionScoringPolicy
-
         try:
             policy = load_policy(spec, self.config.env_id, self.config.env_options,
                                  seed=self.config.seed)
@@ -177,29 +174,13 @@ class ScoringActor:
         self.load(policy)
 
     def pretrain(self, evaluator: Evaluator, run_dir: Path) -> dict[str, Any]:
-        """The behaviour clone of ``pretrain`` (``clone_action_scorer``), evaluated at step 0
-        and saved as the run's clone."""
-        from cahoots_envs.training.maskable_ppo import finish_clone, teacher_demonstrations
-        from cahoots_envs.training.scoring import clone_action_scorer
-
-        config, p, s = self.config, self.config.pretrain, self.settings
-        t0 = time.time()
-        demos = teacher_demonstrations(config)
-        clone, stats = clone_action_scorer(
-            demos, config.env_id, config.env_options, s["action_segments"],
-            trunk_sizes=s["trunk_sizes"], embedding_size=s["embedding_size"],
-            head_sizes=s["head_sizes"], activation=s["activation"], direct=bool(s["direct"]),
-            computed=s["computed"] or None, epochs=p.epochs, batch_size=p.batch_size,
-            lr=p.learning_rate, seed=config.seed, log=lambda m: print(m, flush=True))
-        self.load(clone)
-        return finish_clone(config, evaluator, run_dir, clone, len(demos),
-                            {"loss": stats["loss"], "agreement": stats["agreement"]}, t0,
-                            self.algorithm)
+        """The behaviour clone of ``pretrain`` (``imitation.clone_scorer``)."""
+        return clone_scorer(self, evaluator, run_dir)
 
     def features(self, obs: np.ndarray) -> Any:
-        import torch
+        import torch  # the train extra
 
-        from cahoots_envs.training.scoring import features_in_chunks
+        from cahoots_envs.training.scoring import features_in_chunks  # torch
 
         if self._features is None:
             return None

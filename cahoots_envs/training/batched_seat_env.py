@@ -32,12 +32,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 
 from cahoots_envs.training.batched_seats import LEARNER, MAX_ROUNDS, BatchedSeats
-from cahoots_envs.training.seat_env import Opponents, seat_env_arguments
+from cahoots_envs.training.seat_env import Opponents
 from cahoots_envs.training.vec_env import VecEnvAttributes
-from cahoots_envs.vector import action_ids
 
 __all__ = ["LEARNER", "MAX_ROUNDS", "BatchedSeatVecEnv"]
 
@@ -46,23 +46,15 @@ class BatchedSeatVecEnv(BatchedSeats, VecEnvAttributes):
     """``num_envs`` seat games on ``cahoots_envs.vector`` as an SB3 VecEnv (see the module
     docstring); the arguments are ``SeatVecEnv``'s."""
 
-    @seat_env_arguments
-    def __init__(
-        self,
-        env_id: str,
-        num_envs: int,
-        options: Mapping[str, Any] | None = None,
-        opponents: Opponents = "random",
-        learner_seat: int | None = None,
-        team: bool = False,
-        seed: int | None = None,
-        reward_scale: float = 1.0,
-    ) -> None:
+    __init__ = VecEnvAttributes.__init__  # BatchedSeats' own comes first in the bases
+    step_async = VecEnvAttributes.step_async
+
+    def start_games(self, env_id: str, num_envs: int, options: Mapping[str, Any] | None,
+                    opponents: Opponents, learner_seat: int | None, team: bool,
+                    seed: int | None, reward_scale: float) -> tuple[gym.Space, gym.Space]:
         BatchedSeats.__init__(self, env_id, num_envs, options, opponents, learner_seat, team,
                               seed, reward_scale)
-        self.render_mode = None
-        VecEnvAttributes.__init__(self, num_envs, self.single_observation_space,
-                                  self.single_action_space)
+        return self.single_observation_space, self.single_action_space
 
     # ---- VecEnv -------------------------------------------------------------------------------
     def reset(self) -> np.ndarray:
@@ -70,11 +62,6 @@ class BatchedSeatVecEnv(BatchedSeats, VecEnvAttributes):
         self._reset_seeds()
         self._reset_options()
         return self.reset_games(seed).copy()
-
-    def step_async(self, actions: np.ndarray) -> None:
-        self._actions = None  # a refused batch leaves nothing to replay
-        # checked here as SeatVecEnv does (step_games checks the same again)
-        self._actions = action_ids(actions, self.num_envs, f"{self.env_id} learners")
 
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
         if not self._reset_done or self._actions is None:

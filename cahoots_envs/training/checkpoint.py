@@ -32,9 +32,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from safetensors import safe_open
+from safetensors.numpy import save
 
 from cahoots_envs._version import __version__
+from cahoots_envs.policies.saved import network_from_tensors
 from cahoots_envs.training.config import ConfigError
+from cahoots_envs.training.pool import PoolEntry
 
 FOLDER = Path("checkpoints") / "resume"
 LATEST = "latest.json"
@@ -112,7 +116,7 @@ def module_tensors(prefix: str, module: Any) -> dict[str, np.ndarray]:
 
 
 def load_module(prefix: str, module: Any, tensors: dict[str, np.ndarray]) -> None:
-    import torch
+    import torch  # torch: the train extra (checkpoints of numpy state need none)
 
     own = {k[len(prefix) + 1:]: torch.from_numpy(v.copy()) for k, v in tensors.items()
            if k.startswith(prefix + "/")}
@@ -136,7 +140,7 @@ def optimizer_state(prefix: str, optimizer: Any) -> tuple[dict[str, np.ndarray],
 
 def load_optimizer(prefix: str, optimizer: Any, tensors: dict[str, np.ndarray],
                    meta: dict[str, Any]) -> None:
-    import torch
+    import torch  # the train extra
 
     state: dict[int, dict[str, Any]] = {}
     for index, keys in meta["state"].items():
@@ -151,14 +155,14 @@ def load_optimizer(prefix: str, optimizer: Any, tensors: dict[str, np.ndarray],
 
 def torch_rng_tensors(prefix: str, generator: Any) -> dict[str, np.ndarray]:
     """torch's global generator and ``generator``'s state (uint8 tensors)."""
-    import torch
+    import torch  # the train extra
 
     return {f"{prefix}/global": torch.get_rng_state().numpy().copy(),
             f"{prefix}/generator": generator.get_state().numpy().copy()}
 
 
 def load_torch_rng(prefix: str, generator: Any, tensors: dict[str, np.ndarray]) -> None:
-    import torch
+    import torch  # the train extra
 
     torch.set_rng_state(torch.from_numpy(tensors[f"{prefix}/global"].copy()))
     generator.set_state(torch.from_numpy(tensors[f"{prefix}/generator"].copy()))
@@ -243,8 +247,6 @@ class Checkpoints:
         return last or self.minutes <= 0 or time.monotonic() - self._last >= 60 * self.minutes
 
     def save(self, iteration: int, tensors: dict[str, np.ndarray], state: dict[str, Any]) -> Path:
-        from safetensors.numpy import save
-
         self.folder.mkdir(parents=True, exist_ok=True)
         for stale in self.folder.glob("*.tmp"):
             stale.unlink()
@@ -269,7 +271,6 @@ class Checkpoints:
     def load(self) -> tuple[dict[str, np.ndarray], dict[str, Any]] | None:
         """The latest complete checkpoint's tensors and record (``None`` if there is none yet);
         ``ResumeError`` if it was written under another config, version, algorithm or env."""
-        from safetensors import safe_open
 
         for stale in self.folder.glob("*.tmp"):
             stale.unlink()
@@ -390,8 +391,6 @@ def policy_tensors(prefix: str, policy: Any) -> tuple[dict[str, np.ndarray], dic
 
 
 def policy_from(prefix: str, tensors: dict[str, np.ndarray], architecture: dict[str, Any]) -> Any:
-    from cahoots_envs.policies.saved import network_from_tensors
-
     start = prefix + "/"
     own = {k[len(start):]: v for k, v in tensors.items() if k.startswith(start)}
     return network_from_tensors(own, architecture)
@@ -447,7 +446,6 @@ def restore_seating(prefix: str, meta: dict[str, Any], tensors: dict[str, np.nda
                     pool: Any, rotation: Any, latest: Any) -> list[Any]:
     """``seating_state`` put back into a pool built afresh from the config; returns the seated
     policies in their order."""
-    from cahoots_envs.training.pool import PoolEntry
 
     snapshots = {}
     for name, architecture in meta["snapshots"].items():

@@ -16,9 +16,14 @@ import math
 import os
 import types
 import typing
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Union
+
+from cahoots_envs.envinfo import env_info
+from cahoots_envs.policies.loading import load_policy
+from cahoots_envs.registry import game_spec
 
 CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"  # the packaged configs
 MAX_CONFIG_BYTES = 256 * 1024  # a config file may hold at most this (a real one: about 2 KiB)
@@ -170,19 +175,46 @@ class TrainConfig:
         and search take them."""
         return {k: v for k, v in self.env_options.items() if k != "render_mode"}
 
+    def as_written(self) -> dict[str, Any]:
+        """The config as a run's ``config.yaml`` holds it: ``ppo`` and ``pool`` in the section
+        of its algorithm (``sections: {maskable_ppo: {ppo: ..., pool: ...}}``)."""
+        data = to_dict(self)
+        own = data["sections"].setdefault(self.algorithm, {})
+        own.update({key: data.pop(key) for key in ALGORITHM_KEYS})
+        return data
 
-# name -> the dataclass of an algorithm's config section (``register_section``)
-SECTIONS: dict[str, type] = {}
+
+# settings a config writes in its algorithm's section (``maskable_ppo: {ppo: {...}}``), loaded
+# as the config's own; at its top level (the layout before 0.3.0) with a DeprecationWarning
+ALGORITHM_KEYS = ("ppo", "pool")
 
 
-def register_section(name: str, section: type) -> None:
+# name -> an algorithm's config section: its dataclass, or a function importing it
+SECTIONS: dict[str, type | typing.Callable[[], type]] = {}
+
+
+def register_section(name: str, section: type | typing.Callable[[], type]) -> None:
     """A top-level config key ``name`` whose mapping is validated into dataclass ``section``
+    (or the dataclass the function ``section`` returns, called when a config names the section)
     and kept in ``config.sections[name]`` (how an algorithm adds its settings)."""
-    if not dataclasses.is_dataclass(section):
+    if isinstance(section, type) and not dataclasses.is_dataclass(section) or \
+            not callable(section):
         raise ValueError(f"a config section is a dataclass, got {section!r}")
     if name in {f.name for f in dataclasses.fields(TrainConfig)}:
         raise ValueError(f"{name!r} is a config key already")
     SECTIONS[name] = section
+
+
+def section_class(name: str) -> type:
+    """The dataclass of the registered config section ``name`` (imported on first use)."""
+    section = SECTIONS[name]
+    if not dataclasses.is_dataclass(section):
+        section = section()
+        if not (isinstance(section, type) and dataclasses.is_dataclass(section)):
+            raise ConfigError(f"{name}: its algorithm registered {section!r} as the section, "
+                              "not a dataclass")
+        SECTIONS[name] = section
+    return section  # type: ignore[return-value]
 
 
 def _type_name(tp: Any) -> str:
@@ -273,20 +305,60 @@ def load_config(path: str | Path) -> TrainConfig:
 def config_from_dict(data: dict[str, Any]) -> TrainConfig:
     """A checked ``TrainConfig`` from a config's mapping (the algorithms' sections included)."""
     data = dict(data)
-    sections = {name: from_dict(cls, _mapping(data.pop(name), name), name + ".")
-                for name, cls in SECTIONS.items() if name in data}
     written = data.pop("sections", None) or {}  # as to_dict writes them (a run's config.yaml)
     if not isinstance(written, dict):
         raise ConfigError(f"sections: expected a mapping, got {written!r}")
+    own = algorithm_settings(data, written := dict(written))
+    sections = {name: from_dict(section_class(name), _mapping(data.pop(name), name), name + ".")
+                for name in list(SECTIONS) if name in data}
     for name, value in written.items():
         if name not in SECTIONS:
             raise ConfigError(f"sections.{name}: no algorithm registered that section; "
                               f"sections: {', '.join(sorted(SECTIONS)) or 'none'}")
-        sections[name] = from_dict(SECTIONS[name], _mapping(value, name), name + ".")
+        sections[name] = from_dict(section_class(name), _mapping(value, name), name + ".")
     config = from_dict(TrainConfig, data)
     config.sections = sections
+    for key, value in own.items():
+        setattr(config, key, value)
     check(config)
     return config
+
+
+def algorithm_settings(data: dict[str, Any], written: dict[str, Any]) -> dict[str, Any]:
+    """``ALGORITHM_KEYS`` taken out of the section of the config's algorithm (``<name>:`` or,
+    in a run's config.yaml, ``sections: {<name>: ...}``; both mappings changed in place), as
+    the dataclasses ``TrainConfig`` keeps them in; given at the top level instead (left there),
+    a DeprecationWarning."""
+    name = data.get("algorithm", "maskable_ppo")
+    own: dict[str, Any] = {}
+    if not isinstance(name, str):
+        return own  # from_dict says what is wrong with it
+    old = [key for key in ALGORITHM_KEYS if key in data]
+    hints = typing.get_type_hints(TrainConfig)
+    for where, mapping in (("", data), ("sections.", written)):
+        if name not in mapping:
+            continue
+        section = dict(_mapping(mapping[name], where + name))
+        for key in ALGORITHM_KEYS:
+            if key in section:
+                if key in data:
+                    raise ConfigError(f"{key} is given twice, at the top level and in {where}"
+                                      f"{name}; keep the one in {name}")
+                own[key] = _convert(section.pop(key), hints[key], key)  # named as before
+        if name not in SECTIONS and section:
+            raise ConfigError(f"unknown config key{'s' if len(section) > 1 else ''} "
+                              f"{', '.join(f'{name}.{k}' for k in section)}; {name}'s section "
+                              f"holds {' and '.join(ALGORITHM_KEYS)}")
+        if name in SECTIONS:
+            mapping[name] = section
+        else:  # an algorithm without settings of its own: nothing left to keep
+            del mapping[name]
+    if old:
+        warnings.warn(f"config: {' and '.join(old)} at the top level of a config is deprecated; "
+                      f"write {'them' if len(old) > 1 else 'it'} in the algorithm's own section "
+                      f"({name}: {{{', '.join(f'{k}: ...' for k in old)}}})", DeprecationWarning,
+                      stacklevel=4)
+    return own
 
 
 def _mapping(value: Any, key: str) -> dict[str, Any]:
@@ -301,7 +373,7 @@ def read_yaml(path: Path) -> Any:
     ``MAX_CONFIG_DEPTH`` or holds more than ``MAX_CONFIG_VALUES`` values: both are found in the
     parser's events, before anything is built (building recurses once per level, and an alias
     of an alias of ... repeats a value exponentially often)."""
-    import yaml
+    import yaml  # pyyaml: the train extra (configs built from a mapping need none)
 
     try:
         with path.open("rb") as f:
@@ -325,7 +397,7 @@ def read_yaml(path: Path) -> Any:
 
 def _check_size(events: Any, path: Path) -> None:
     """Refuse a document nested too deep or too large (see ``read_yaml``), event by event."""
-    import yaml
+    import yaml  # the train extra
 
     sizes: dict[str, int] = {}  # anchor -> the values under it, aliases expanded
     open_: list[list[Any]] = []  # [anchor, values so far] of each mapping and list not yet closed
@@ -415,8 +487,6 @@ def check_memory(needs: dict[str, tuple[int, str]], fix: str,
 def check_env(config: TrainConfig) -> Any:
     """The env of ``env_id`` and ``env_options`` resolved (``EnvInfo``), or a ``ConfigError``
     naming the key and what it accepts."""
-    from cahoots_envs.envinfo import env_info
-    from cahoots_envs.registry import game_spec
 
     try:
         game_spec(config.env_id)
@@ -432,7 +502,6 @@ def check_with_env(config: TrainConfig) -> None:
     """What can be checked only with the env known: the learner's seat, the pool, the policies
     the run loads (each loaded as the run will: a network for another player count, say, is
     refused here) and the memory the network and the rollouts need."""
-    from cahoots_envs.policies.loading import load_policy
 
     info = check_env(config)
     players = int(info.game_options["num_players"])

@@ -1,7 +1,8 @@
 """Every-seat PPO: self-play on the batched engine where every seat the network holds learns
-(``algorithm: every_seat_ppo``; its settings are the config's ``every_seat_ppo`` section, the
-PPO settings ``ppo``, the pool weights and snapshot schedule ``pool``, the optional behaviour
-clone ``pretrain``; ``n_envs`` games, ``total_timesteps`` decisions of the network's seats).
+(``algorithm: every_seat_ppo``; its settings are the config's ``every_seat_ppo`` section, with
+the PPO settings ``ppo`` and the pool weights and snapshot schedule ``pool`` in it; the optional
+behaviour clone ``pretrain``; ``n_envs`` games, ``total_timesteps`` decisions of the network's
+seats).
 
 ``n_envs`` games play in lockstep on ``cahoots_envs.vector``. In the first ``self_play_share``
 of them one network (parameters shared) plays every seat; in the others it plays one seat,
@@ -33,11 +34,9 @@ transition chains) is ours either way; the update itself is a few lines of torch
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -47,14 +46,17 @@ from cahoots_envs.core.policy import Policy
 from cahoots_envs.errors import IllegalActionError
 from cahoots_envs.policies.network import MLPPolicy
 from cahoots_envs.training.actors import (
-    ScoringActor,
     check_network,
     network_problems,
     scoring_actor,
 )
 from cahoots_envs.training.config import ConfigError, PPOConfig, TrainConfig
-from cahoots_envs.training.pool import OpponentPool, SnapshotRotation
+from cahoots_envs.training.imitation import pretrain
+from cahoots_envs.training.networks import build_network, masked_logits
+from cahoots_envs.training.pool import OpponentPool, SnapshotRotation, add_snapshot, build_pool
 from cahoots_envs.training.run import CsvLog, Evaluator, Trained, check_engine
+from cahoots_envs.training.updates import crossed, ppo_update
+from cahoots_envs.vector import make as make_vector
 
 DESCRIPTION = "every-seat PPO (parameter-shared self-play on the batched engine)"
 SECTION = "every_seat_ppo"
@@ -62,9 +64,10 @@ SECTION = "every_seat_ppo"
 
 @dataclass
 class EverySeatConfig:
-    """Every-seat PPO's own settings (``every_seat_ppo:`` in a config); the PPO settings are the
-    config's ``ppo`` section (``n_steps``: engine steps per rollout, every game moving once a
-    step; ``net_arch``: the actor's and the critic's hidden layers)."""
+    """Every-seat PPO's own settings (``every_seat_ppo:`` in a config); the PPO settings in it,
+    ``ppo:``, load as the config's ``ppo`` (``n_steps``: engine steps per rollout, every game
+    moving once a step; ``net_arch``: the actor's and the critic's hidden layers), ``pool:`` as
+    its ``pool``."""
 
     self_play_share: float = 0.5  # games where the network plays every seat; pool games else
     # {}: the actor is the MLP of ppo.net_arch; {type: action_scoring, ...}: an action-scoring
@@ -142,81 +145,6 @@ def advantages(ledger: SeatLedger, values: np.ndarray, gamma: float,
     return adv, np.where(kept, adv + values, 0.0)
 
 
-# ---- the network ----------------------------------------------------------------------------
-def mlp(sizes: list[int], activation: str) -> Any:
-    from torch import nn
-
-    act = {"tanh": nn.Tanh, "relu": nn.ReLU}[activation]
-    layers: list[Any] = []
-    for a, b in itertools.pairwise(sizes):
-        layers += [nn.Linear(a, b), act()]
-    return nn.Sequential(*layers)
-
-
-def masked_logits(logits: Any, masks: Any) -> Any:
-    import torch
-
-    return logits.masked_fill(~torch.as_tensor(masks).bool(), float("-inf"))
-
-
-def build_network(obs_size: int, num_actions: int, arch: list[int], activation: str,
-                  scorer: ScoringActor | None = None) -> Any:
-    """Actor and critic, two MLPs on the observation; the actor laid out as SB3's
-    (``mlp_extractor.policy_net`` + ``action_net``), so ``MLPPolicy.from_sb3`` copies it and
-    ``imitation.behaviour_clone`` fits it (the methods it calls are here). With ``scorer`` the
-    actor is its action-scoring network instead (``net.scorer``; the per-move features it reads
-    are computed from the observation as it goes) and the critic stays the MLP."""
-    import torch
-    from torch import nn
-
-    class Extractor(nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            if scorer is None:
-                self.policy_net = mlp([obs_size, *arch], activation)
-            self.value_net = mlp([obs_size, *arch], activation)
-
-    class ActorCritic(nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.mlp_extractor = Extractor()
-            if scorer is None:
-                self.action_net = nn.Linear(arch[-1], num_actions)
-            self.value_head = nn.Linear(arch[-1], 1)
-            for m in self.modules():  # SB3's initialisation: orthogonal, small policy output
-                if isinstance(m, nn.Linear):
-                    nn.init.orthogonal_(m.weight, 2 ** 0.5)
-                    nn.init.zeros_(m.bias)
-            if scorer is None:
-                nn.init.orthogonal_(self.action_net.weight, 0.01)
-            else:
-                self.scorer = scorer.net  # its own initialisation (or the clone's weights)
-            nn.init.orthogonal_(self.value_head.weight, 1.0)
-
-        def logits(self, obs: Any) -> Any:
-            if scorer is not None:
-                return self.scorer(obs, scorer.features(obs.detach().numpy()))
-            return self.action_net(self.mlp_extractor.policy_net(obs))
-
-        def predict_values(self, obs: Any) -> Any:
-            return self.value_head(self.mlp_extractor.value_net(obs))
-
-        def get_distribution(self, obs: Any, action_masks: Any) -> Any:
-            logits = masked_logits(self.logits(obs), action_masks)
-            return SimpleNamespace(distribution=torch.distributions.Categorical(logits=logits))
-
-        def evaluate_actions(self, obs: Any, actions: Any, action_masks: Any) -> Any:
-            logp = torch.log_softmax(masked_logits(self.logits(obs), action_masks), -1)
-            chosen = logp.gather(1, actions.long()[:, None])[:, 0]
-            entropy = -(logp.exp() * logp.nan_to_num(neginf=0.0)).sum(-1)
-            return self.predict_values(obs), chosen, entropy
-
-        def set_training_mode(self, mode: bool) -> None:
-            self.train(mode)
-
-    return ActorCritic()
-
-
 @dataclass
 class Rollout:
     """One rollout's decisions, ``[T, N, ...]`` (engine step, game), valid where
@@ -237,8 +165,6 @@ class EverySeatGames:
     of ``SeatLedger`` transitions (see the module docstring)."""
 
     def __init__(self, config: TrainConfig, section: EverySeatConfig, pool: OpponentPool) -> None:
-        from cahoots_envs.vector import make as make_vector
-
         self.vec = make_vector(config.env_id, config.n_envs, seed=config.seed,
                                **config.game_options())
         self.vec.reset(seed=config.seed)
@@ -283,7 +209,7 @@ class EverySeatGames:
 
     def rollout(self, net: Any, steps: int, generator: Any) -> Rollout:
         """``steps`` engine steps; every decision of the network's seats recorded."""
-        import torch
+        import torch  # the train extra
 
         e = self.engine
         n = self.num_games
@@ -341,46 +267,14 @@ class EverySeatGames:
             move[sel] = chosen
 
 
-# ---- learning -------------------------------------------------------------------------------
-def ppo_update(net: Any, optimizer: Any, batch: Rollout, s: PPOConfig,
-               generator: Any) -> dict[str, float]:
-    """PPO's clipped update on the rollout's complete transitions."""
-    import torch
-
+def learn(net: Any, optimizer: Any, batch: Rollout, s: PPOConfig,
+          generator: Any) -> dict[str, float]:
+    """PPO's update (``updates.ppo_update``) on the rollout's complete transitions, their
+    advantages along each seat's chain."""
     adv, ret = advantages(batch.ledger, batch.values.astype(np.float64), s.gamma, s.gae_lambda)
     kept = batch.ledger.kept()
-    obs = torch.from_numpy(batch.obs[kept])
-    masks = torch.from_numpy(batch.masks[kept])
-    actions = torch.from_numpy(batch.actions[kept])
-    old_logp = torch.from_numpy(batch.logps[kept])
-    advs = torch.from_numpy(adv[kept].astype(np.float32))
-    rets = torch.from_numpy(ret[kept].astype(np.float32))
-    size = len(advs)
-    stats = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "clip_fraction": 0.0}
-    updates = 0
-    for _ in range(s.n_epochs):
-        order = torch.randperm(size, generator=generator)
-        for start in range(0, size, s.batch_size):
-            ck.stop_point("update")
-            idx = order[start:start + s.batch_size]
-            values, logp, entropy = net.evaluate_actions(obs[idx], actions[idx], masks[idx])
-            a = advs[idx]
-            a = (a - a.mean()) / (a.std() + 1e-8) if len(idx) > 1 else a
-            ratio = torch.exp(logp - old_logp[idx])
-            clipped = torch.clamp(ratio, 1 - s.clip_range, 1 + s.clip_range)
-            policy_loss = -torch.min(ratio * a, clipped * a).mean()
-            value_loss = torch.nn.functional.mse_loss(values[:, 0], rets[idx])
-            loss = policy_loss + s.vf_coef * value_loss - s.ent_coef * entropy.mean()
-            optimizer.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(net.parameters(), s.max_grad_norm)
-            optimizer.step()
-            updates += 1
-            stats["policy_loss"] += float(policy_loss.detach())
-            stats["value_loss"] += float(value_loss.detach())
-            stats["entropy"] += float(entropy.detach().mean())
-            stats["clip_fraction"] += float(((ratio - 1).abs() > s.clip_range).float().mean())
-    return {k: v / max(updates, 1) for k, v in stats.items()} | {"transitions": float(size)}
+    return ppo_update(net, optimizer, batch.obs[kept], batch.masks[kept], batch.actions[kept],
+                      batch.logps[kept], adv[kept], ret[kept], s, generator)
 
 
 # ---- checkpoints ----------------------------------------------------------------------------
@@ -417,16 +311,10 @@ def restore(state: dict[str, Any], tensors: dict[str, np.ndarray], net: Any, opt
     games.rng.bit_generator.state = state["games_rng"]
 
 
-def crossed(steps: int, before: int, every: int) -> bool:
-    return steps // every != before // every
-
-
 def train(config: TrainConfig, run_dir: Path, resume: bool, evaluator: Evaluator) -> Trained:
     """Pool, games, network (cloned from the teacher first with ``pretrain.games``), then
     rollouts and PPO updates until ``total_timesteps`` decisions of the network's seats."""
-    import torch
-
-    from cahoots_envs.training.maskable_ppo import add_snapshot, build_pool, pretrain
+    import torch  # torch: the train extra (the config section loads without it)
 
     section: EverySeatConfig = config.sections.get(SECTION) or EverySeatConfig()
     check_engine(dataclasses.replace(config, engine="batched"))  # it trains on the batched engine
@@ -457,7 +345,7 @@ def train(config: TrainConfig, run_dir: Path, resume: bool, evaluator: Evaluator
               if loaded else f"no checkpoint in {run_dir}; starting from scratch", flush=True)
     pretrain_stats = None
     if config.pretrain.games > 0 and loaded is None:
-        pretrain_stats = (pretrain(config, SimpleNamespace(policy=net), evaluator, run_dir)
+        pretrain_stats = (pretrain(config, net, evaluator, run_dir)
                           if scorer is None else scorer.pretrain(evaluator, run_dir))
     latest = None
     if config.pool.latest > 0:
@@ -485,7 +373,7 @@ def train(config: TrainConfig, run_dir: Path, resume: bool, evaluator: Evaluator
         batch = games.rollout(net, p.n_steps, generator)
         before, steps = steps, steps + int(batch.ledger.decided.sum())
         net.train()
-        stats = ppo_update(net, optimizer, batch, p, generator)
+        stats = learn(net, optimizer, batch, p, generator)
         net.eval()
         returns, games.returns = games.returns, []
         progress.add({"time/total_timesteps": steps,

@@ -1,6 +1,6 @@
 """Expert iteration: the network learns from search over itself (``algorithm:
 expert_iteration``; its settings are the config's ``expert_iteration`` section, the network's
-shape ``ppo.net_arch``/``ppo.activation``, the optional behaviour clone ``pretrain``;
+shape ``ppo.net_arch``/``ppo.activation`` in it; the optional behaviour clone ``pretrain``;
 ``total_timesteps`` counts the positions labelled over the whole run).
 
 One iteration:
@@ -39,6 +39,7 @@ clone of ``pretrain`` (or a fresh network when ``pretrain.games`` is 0).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from dataclasses import dataclass, field
@@ -51,6 +52,8 @@ from cahoots_envs.core.game import Game
 from cahoots_envs.envinfo import env_info
 from cahoots_envs.policies.loading import load_policy
 from cahoots_envs.policies.network import MLPPolicy
+from cahoots_envs.search import label_positions
+from cahoots_envs.search.policy import check_knobs
 from cahoots_envs.training.actors import check_network, network_problems, scoring_actor
 from cahoots_envs.training.checkpoint import (
     Checkpoints,
@@ -67,7 +70,11 @@ from cahoots_envs.training.checkpoint import (
     torch_rng_tensors,
 )
 from cahoots_envs.training.config import ConfigError, TrainConfig
+from cahoots_envs.training.imitation import pretrain
+from cahoots_envs.training.networks import build_network, masked_logits
 from cahoots_envs.training.run import CsvLog, Evaluator, Trained, check_engine
+from cahoots_envs.training.updates import crossed
+from cahoots_envs.vector import make as make_vector
 
 DESCRIPTION = "expert iteration (search over the network labels its own positions)"
 SECTION = "expert_iteration"
@@ -101,7 +108,6 @@ class ExpertIterationConfig:
     network: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:  # checked as the config loads, before any work
-        from cahoots_envs.search.policy import check_knobs
 
         problems = network_problems(self.network)
         if self.positions < 1:
@@ -166,12 +172,8 @@ class MlpActor:
         load_actor(self.net, start_policy(self.config, spec))
 
     def pretrain(self, evaluator: Evaluator, run_dir: Path) -> dict[str, Any]:
-        from types import SimpleNamespace
-
-        from cahoots_envs.training.maskable_ppo import pretrain
-
         assert self.config is not None
-        return pretrain(self.config, SimpleNamespace(policy=self.net), evaluator, run_dir)
+        return pretrain(self.config, self.net, evaluator, run_dir)
 
     def features(self, obs: np.ndarray) -> Any:
         return None
@@ -183,8 +185,6 @@ class MlpActor:
 def make_actor(config: TrainConfig, section: ExpertIterationConfig, info: Any) -> Any:
     if section.network:
         return scoring_actor(config, section.network, SECTION, "expert iteration")
-    from cahoots_envs.training.every_seat_ppo import build_network
-
     return MlpActor(build_network(info.layout.size, int(info.num_actions),
                                   list(config.ppo.net_arch), config.ppo.activation), config)
 
@@ -192,7 +192,7 @@ def make_actor(config: TrainConfig, section: ExpertIterationConfig, info: Any) -
 def load_actor(net: Any, policy: MLPPolicy) -> None:
     """Copy a saved MLP policy's layers into ``net``'s actor (``build_network``'s layout); the
     shapes and the activation must match."""
-    import torch
+    import torch  # the train extra
     from torch import nn
 
     linears = [m for m in net.mlp_extractor.policy_net if isinstance(m, nn.Linear)]
@@ -242,7 +242,6 @@ def collect_positions(config: TrainConfig, section: ExpertIterationConfig, sampl
                       opponent: Any, count: int, most: int, seed: int) -> Positions:
     """``count`` positions the network reaches (see the module docstring, step 1), the network
     playing as ``sampler`` (its policy sampling its moves)."""
-    from cahoots_envs.vector import make as make_vector
 
     vec = make_vector(config.env_id, config.n_envs, seed=seed, **config.game_options())
     vec.reset(seed=seed)
@@ -311,8 +310,6 @@ def tilted_targets(pi_old: np.ndarray, legal: list[int], means: np.ndarray, beta
 
 def label(config: TrainConfig, section: ExpertIterationConfig, actor: Any,
           positions: Positions, seed: int) -> Labelled:
-    from cahoots_envs.search import label_positions
-
     labels = label_positions(config.env_id, config.game_options(), positions.games,
                              blueprint=actor, seed=seed, blueprint_name="network",
                              rollout=section.rollout,
@@ -335,9 +332,7 @@ def label(config: TrainConfig, section: ExpertIterationConfig, actor: Any,
 def fit(actor: Any, optimizer: Any, data: list[Labelled], section: ExpertIterationConfig,
         generator: Any) -> dict[str, float]:
     """Cross-entropy of the actor's masked distribution to the targets, ``epochs`` passes."""
-    import torch
-
-    from cahoots_envs.training.every_seat_ppo import masked_logits
+    import torch  # torch: the train extra (the config section loads without it)
 
     net = actor.net
     features = actor.features(np.concatenate([d.obs for d in data]))
@@ -369,11 +364,7 @@ def fit(actor: Any, optimizer: Any, data: list[Labelled], section: ExpertIterati
 def train(config: TrainConfig, run_dir: Path, resume: bool, evaluator: Evaluator) -> Trained:
     """Iterations of positions, labels and a fit until ``total_timesteps`` positions are
     labelled; an evaluation after every iteration whose labels cross ``eval.every``."""
-    import dataclasses
-
-    import torch
-
-    from cahoots_envs.training.every_seat_ppo import crossed
+    import torch  # the train extra
 
     section: ExpertIterationConfig = config.sections.get(SECTION) or ExpertIterationConfig()
     check_engine(dataclasses.replace(config, engine="batched"))  # it searches on the engine

@@ -10,20 +10,37 @@ targets on the uniform distribution over the tied moves (soft targets: a determi
 then agree with the teacher on every decision, where the played move's coin flip capped it),
 plus a value regression on the returns, so PPO's first updates start from a sensible critic
 instead of undoing the actor.
+
+A training run clones its config's ``pretrain`` teacher with ``pretrain`` (into a network with
+SB3's actor-critic methods: SB3's own, or ``networks.build_network``'s) or ``clone_scorer``
+(into an action-scoring actor); both evaluate the clone and save it as the run's
+``checkpoints/cloned.safetensors`` (``finish_clone``).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from cahoots_envs.core.driver import RewardRule
 from cahoots_envs.core.layout import OBS_DTYPE
 from cahoots_envs.core.policy import Policy
+from cahoots_envs.evaluation.matches import dealt_batches
 from cahoots_envs.policies.envinfo import env_info
+from cahoots_envs.policies.loading import load_policy
+from cahoots_envs.policies.network import MLPPolicy
+from cahoots_envs.policies.saved import save_policy
+from cahoots_envs.training.config import TrainConfig, to_dict
+from cahoots_envs.training.run import CLONE, Evaluator
+from cahoots_envs.vector import random_legal_actions
+
+if TYPE_CHECKING:
+    from cahoots_envs.training.actors import ScoringActor
 
 
 @dataclass
@@ -129,8 +146,6 @@ def _collect_batched(env_id: str, options: Mapping[str, Any] | None, teacher: Po
     """``collect_demonstrations`` on the batched engine: ``batch`` games at a time, each played
     once (finished games are skipped until the whole batch is done); a decision's return is what
     its seat (seat 0 for a team) is paid from that step to the end of the game."""
-    from cahoots_envs.evaluation.matches import dealt_batches
-    from cahoots_envs.vector import random_legal_actions
 
     info = env_info(env_id, options)
     team = info.game_cls.COOPERATIVE
@@ -190,7 +205,7 @@ def behaviour_clone(policy: Any, demos: Demonstrations, epochs: int = 4, batch_s
                     log: Any = print) -> dict[str, float]:
     """Fit an SB3 ``MaskableActorCriticPolicy`` to ``demos``; returns the final accuracy/losses
     (with soft targets, accuracy counts a move among the teacher's tied best as agreeing)."""
-    import torch
+    import torch  # torch: the train extra
 
     gen = torch.Generator().manual_seed(seed)
     obs = torch.as_tensor(demos.observations)
@@ -238,3 +253,80 @@ def behaviour_clone(policy: Any, demos: Demonstrations, epochs: int = 4, batch_s
             ", ".join(f"{k} {v:.3f}" for k, v in stats.items()))
     policy.set_training_mode(False)
     return stats
+
+
+def teacher_demonstrations(config: TrainConfig) -> Any:
+    """``pretrain``'s demonstrations: ``pretrain.games`` games of ``pretrain.teacher``, with a
+    line saying how many decisions they gave."""
+    p = config.pretrain
+    t0 = time.time()
+    teacher = load_policy(p.teacher, config.env_id, config.env_options, seed=config.seed + 3)
+    demos = collect_demonstrations(config.env_id, config.env_options, teacher, p.games,
+                                   seed=config.seed + 5, reward_scale=config.reward_scale,
+                                   engine=config.engine, soft_targets=p.soft_targets,
+                                   random_seats=p.random_seats)
+    soft = "" if demos.targets is None else (
+        f", soft targets: {float((demos.targets.sum(1) > 1).mean()):.1%} of them ties")
+    print(f"behaviour cloning: {len(demos)} decisions from {p.games} {p.teacher} games "
+          f"({time.time() - t0:.0f}s{soft})", flush=True)
+    return demos
+
+
+def pretrain(config: TrainConfig, net: Any, evaluator: Evaluator,
+             run_dir: Path) -> dict[str, Any]:
+    """Behaviour cloning of ``net`` (SB3's maskable actor-critic, or
+    ``networks.build_network``'s) from the teacher, then an evaluation recorded at step 0. The
+    clone is saved as ``checkpoints/cloned.safetensors`` (a saved policy): the final check
+    measures it beside the trained policy on the same games, so a run shows what self-play
+    added."""
+    p = config.pretrain
+    t0 = time.time()
+    demos = teacher_demonstrations(config)
+    stats = behaviour_clone(net, demos, epochs=p.epochs, batch_size=p.batch_size,
+                            learning_rate=p.learning_rate, value_coef=p.value_coef,
+                            seed=config.seed, log=lambda m: print(m, flush=True))
+    return finish_clone(config, evaluator, run_dir, MLPPolicy.from_sb3(net),
+                        len(demos), stats, t0, "self-play")
+
+
+def finish_clone(config: TrainConfig, evaluator: Evaluator, run_dir: Path, clone: Any,
+                 decisions: int, stats: dict[str, float], started: float, then: str,
+                 ) -> dict[str, Any]:
+    """After a behaviour clone (of any network): its evaluation recorded at step 0, and the
+    clone saved as ``checkpoints/cloned.safetensors`` for the final check beside the trained
+    policy (``then`` names what trained it further); returns the clone's figures."""
+    p = config.pretrain
+    text = evaluator.check(clone, 0, seed=config.seed + 11)
+    print(f"after behaviour cloning: {text}", flush=True)
+    out = {"teacher": p.teacher, "games": p.games, "decisions": decisions,
+           "seconds": round(time.time() - started, 1),
+           **{k: round(v, 4) for k, v in stats.items()}}
+    training = {"algorithm": f"behaviour cloning of {p.teacher}", "config": to_dict(config),
+                "seed": config.seed, "timesteps": 0, "run": run_dir.name,
+                "behaviour_cloning": out}
+    save_policy(clone, run_dir / CLONE, config.env_id, config.env_options,
+                name=f"{run_dir.name}/cloned", description=f"{config.description}: the clone "
+                f"of the teacher that {then} started from", training=training)
+    return out
+
+
+
+
+def clone_scorer(actor: ScoringActor, evaluator: Evaluator, run_dir: Path) -> dict[str, Any]:
+    """The behaviour clone of ``pretrain`` into an action-scoring actor
+    (``scoring.clone_action_scorer``), evaluated at step 0 and saved as the run's clone."""
+    from cahoots_envs.training.scoring import clone_action_scorer  # imports torch (train extra)
+
+    config, p, s = actor.config, actor.config.pretrain, actor.settings
+    t0 = time.time()
+    demos = teacher_demonstrations(config)
+    clone, stats = clone_action_scorer(
+        demos, config.env_id, config.env_options, s["action_segments"],
+        trunk_sizes=s["trunk_sizes"], embedding_size=s["embedding_size"],
+        head_sizes=s["head_sizes"], activation=s["activation"], direct=bool(s["direct"]),
+        computed=s["computed"] or None, epochs=p.epochs, batch_size=p.batch_size,
+        lr=p.learning_rate, seed=config.seed, log=lambda m: print(m, flush=True))
+    actor.load(clone)
+    return finish_clone(config, evaluator, run_dir, clone, len(demos),
+                        {"loss": stats["loss"], "agreement": stats["agreement"]}, t0,
+                        actor.algorithm)

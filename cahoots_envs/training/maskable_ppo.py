@@ -1,6 +1,6 @@
 """MaskablePPO (sb3-contrib) self-play against an opponent pool: the default training algorithm
-(``algorithm: maskable_ppo``; its settings are the config's ``ppo``, ``pool`` and ``pretrain``
-sections).
+(``algorithm: maskable_ppo``; its settings are the ``ppo`` and ``pool`` of the config's
+``maskable_ppo`` section, and its ``pretrain``).
 
 One learner seat per game in a seat VecEnv (``SeatVecEnv``, or ``BatchedSeatVecEnv`` with
 ``engine: batched``) against the pool (random and heuristic bots, other policies, frozen
@@ -14,64 +14,38 @@ the run plumbing
 
 from __future__ import annotations
 
+import csv
 import json
 import time
+from collections import deque
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 import cahoots_envs.training.checkpoint as ck
-from cahoots_envs.policies.loading import load_policy
 from cahoots_envs.policies.network import MLPPolicy
-from cahoots_envs.policies.saved import export_sb3_zip, save_policy
+from cahoots_envs.policies.saved import METADATA_KEY, export_sb3_zip, read_safetensors, save_policy
+from cahoots_envs.training.batched_seats import BatchedSeats
 from cahoots_envs.training.config import TrainConfig, to_dict
-from cahoots_envs.training.pool import OpponentPool, SnapshotRotation
-from cahoots_envs.training.run import (
-    CLONE,
-    Evaluator,
-    Trained,
-    available_opponents,
-    planned_steps,
+from cahoots_envs.training.imitation import pretrain
+from cahoots_envs.training.pool import (
+    OpponentPool,
+    SnapshotRotation,
+    add_snapshot,
+    build_pool,
+    snapshot_names,
 )
+from cahoots_envs.training.run import Evaluator, Trained, planned_steps
 
 DESCRIPTION = "MaskablePPO (sb3-contrib) self-play against an opponent pool"
-
-
-def build_pool(config: TrainConfig) -> OpponentPool:
-    p = config.pool
-    pool = OpponentPool(max_snapshots=p.max_snapshots)
-    weights = {"random": p.random, "heuristic": p.heuristic, **p.policies}
-    specs = available_opponents(config, [s for s, w in weights.items() if w > 0])
-    for i, spec in enumerate(specs):
-        policy = load_policy(spec, config.env_id, config.env_options, seed=config.seed + 101 * (i + 1))
-        pool.add(spec, spec, policy, weights[spec])
-    pool.weights["snapshots"] = p.snapshots
-    pool.weights["latest"] = p.latest
-    return pool
-
-
-def add_snapshot(pool: OpponentPool, rotation: SnapshotRotation | None, snap: MLPPolicy) -> None:
-    """A frozen copy of the learner joins the pool: into the rotation (``snapshot_draw:
-    rollout``, one pool entry playing one snapshot at a time) or as its own entry (``seat``)."""
-    if rotation is None:
-        pool.add("snapshots", snap.name, snap)
-        return
-    rotation.add(snap.name, snap)
-    if not pool.groups.get("snapshots"):
-        pool.add("snapshots", "snapshots", rotation)
-
-
-def snapshot_names(pool: OpponentPool, rotation: SnapshotRotation | None) -> list[str]:
-    if rotation is not None:
-        return rotation.names
-    return [e.name for e in pool.groups.get("snapshots", [])]
 
 
 def make_callback(config: TrainConfig, run_dir: Path, pool: OpponentPool, latest: MLPPolicy,
                   evaluator: Evaluator, state: dict[str, Any],
                   rotation: SnapshotRotation | None = None,
                   save: Any = None) -> Any:
+    # the train extra (this module loads without it)
     from stable_baselines3.common.callbacks import BaseCallback
 
     class SelfPlay(BaseCallback):
@@ -88,7 +62,7 @@ def make_callback(config: TrainConfig, run_dir: Path, pool: OpponentPool, latest
                   f"rollouts of {n_envs} envs x {n_steps} steps)", flush=True)
             self.bar = None
             if config.progress_bar:
-                from tqdm import tqdm
+                from tqdm import tqdm  # the train extra
 
                 self.bar = tqdm(total=end, initial=start,
                                 unit="step", dynamic_ncols=True, mininterval=2.0)
@@ -152,8 +126,6 @@ def save_snapshot(run_dir: Path, snap: MLPPolicy, config: TrainConfig, steps: in
 
 
 def load_snapshots(run_dir: Path, names: list[str]) -> list[MLPPolicy]:
-    from cahoots_envs.policies.saved import METADATA_KEY, read_safetensors
-
     out = []
     for name in names:
         path = run_dir / "checkpoints" / "snapshots" / f"{name}.safetensors"
@@ -180,7 +152,6 @@ def checkpoint(model: Any, run_dir: Path, pool: OpponentPool, steps: int,
 def keep_progress(progress: Path, until_path: Path, until: int) -> None:
     """SB3's ``progress.csv`` of the run before ``--resume``, up to learner step ``until`` (its
     rows after the checkpoint are written again by the resumed run), as ``until_path``."""
-    import csv
 
     with progress.open() as f:
         reader = csv.DictReader(f)
@@ -200,7 +171,7 @@ def model_state(model: Any, venv: Any, pool: OpponentPool, rotation: SnapshotRot
     buffers, the last observations, numpy's and torch's global generators (SB3 draws its
     minibatches from numpy's, its actions from torch's), VecMonitor's episode sums and, on the
     batched engine (``exact``), the seat games in flight: the engine, the seating, the pool."""
-    import torch
+    import torch  # the train extra
 
     tensors = {**ck.module_tensors("policy", model.policy),
                "rng/torch": torch.get_rng_state().numpy().copy(),
@@ -255,9 +226,8 @@ def restore_model(loaded: tuple[dict[str, Any], dict[str, Any]], model: Any, ven
                   pool: OpponentPool, rotation: SnapshotRotation | None,
                   latest: MLPPolicy) -> None:
     """``model_state`` put back into a model and seat VecEnv built afresh from the config."""
-    from collections import deque
 
-    import torch
+    import torch  # the train extra
 
     tensors, record = loaded
     meta = record["state"]
@@ -293,79 +263,22 @@ def restore_model(loaded: tuple[dict[str, Any], dict[str, Any]], model: Any, ven
     model._last_episode_starts = tensors["sb3/last_episode_starts"].copy()
 
 
-def teacher_demonstrations(config: TrainConfig) -> Any:
-    """``pretrain``'s demonstrations: ``pretrain.games`` games of ``pretrain.teacher``, with a
-    line saying how many decisions they gave."""
-    from cahoots_envs.training.imitation import collect_demonstrations
-
-    p = config.pretrain
-    t0 = time.time()
-    teacher = load_policy(p.teacher, config.env_id, config.env_options, seed=config.seed + 3)
-    demos = collect_demonstrations(config.env_id, config.env_options, teacher, p.games,
-                                   seed=config.seed + 5, reward_scale=config.reward_scale,
-                                   engine=config.engine, soft_targets=p.soft_targets,
-                                   random_seats=p.random_seats)
-    soft = "" if demos.targets is None else (
-        f", soft targets: {float((demos.targets.sum(1) > 1).mean()):.1%} of them ties")
-    print(f"behaviour cloning: {len(demos)} decisions from {p.games} {p.teacher} games "
-          f"({time.time() - t0:.0f}s{soft})", flush=True)
-    return demos
-
-
-def pretrain(config: TrainConfig, model: Any, evaluator: Evaluator,
-             run_dir: Path) -> dict[str, Any]:
-    """Behaviour cloning from the teacher, then an evaluation recorded at step 0. The clone is
-    saved as ``checkpoints/cloned.safetensors`` (a saved policy): the final check measures it
-    beside the trained policy on the same games, so a run shows what self-play added."""
-    from cahoots_envs.training.imitation import behaviour_clone
-
-    p = config.pretrain
-    t0 = time.time()
-    demos = teacher_demonstrations(config)
-    stats = behaviour_clone(model.policy, demos, epochs=p.epochs, batch_size=p.batch_size,
-                            learning_rate=p.learning_rate, value_coef=p.value_coef,
-                            seed=config.seed, log=lambda m: print(m, flush=True))
-    return finish_clone(config, evaluator, run_dir, MLPPolicy.from_sb3(model.policy),
-                        len(demos), stats, t0, "self-play")
-
-
-def finish_clone(config: TrainConfig, evaluator: Evaluator, run_dir: Path, clone: Any,
-                 decisions: int, stats: dict[str, float], started: float, then: str,
-                 ) -> dict[str, Any]:
-    """After a behaviour clone (of any network): its evaluation recorded at step 0, and the
-    clone saved as ``checkpoints/cloned.safetensors`` for the final check beside the trained
-    policy (``then`` names what trained it further); returns the clone's figures."""
-    p = config.pretrain
-    text = evaluator.check(clone, 0, seed=config.seed + 11)
-    print(f"after behaviour cloning: {text}", flush=True)
-    out = {"teacher": p.teacher, "games": p.games, "decisions": decisions,
-           "seconds": round(time.time() - started, 1),
-           **{k: round(v, 4) for k, v in stats.items()}}
-    training = {"algorithm": f"behaviour cloning of {p.teacher}", "config": to_dict(config),
-                "seed": config.seed, "timesteps": 0, "run": run_dir.name,
-                "behaviour_cloning": out}
-    save_policy(clone, run_dir / CLONE, config.env_id, config.env_options,
-                name=f"{run_dir.name}/cloned", description=f"{config.description}: the clone "
-                f"of the teacher that {then} started from", training=training)
-    return out
-
-
 def train(config: TrainConfig, run_dir: Path, resume: bool, evaluator: Evaluator) -> Trained:
     """Build the pool, the seat VecEnv and the model (or load the run's checkpoint), clone the
     teacher, learn, checkpoint; the run plumbing does the rest."""
-    import torch
+    import torch  # the train extra: torch, sb3-contrib, stable-baselines3
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import configure
     from stable_baselines3.common.vec_env import VecMonitor
 
-    from cahoots_envs.training.batched_seats import BatchedSeats
-    from cahoots_envs.training.vec_env import SeatVecEnv
+    from cahoots_envs.training.vec_env import SeatVecEnv  # imports stable-baselines3
 
     torch.set_num_threads(config.torch_threads)
     pool = build_pool(config)
     rotation = (SnapshotRotation(config.pool.max_snapshots, seed=config.seed + 13)
                 if config.pool.snapshot_draw == "rollout" else None)
     if config.engine == "batched":
+        # imports stable-baselines3 (the train extra), as SeatVecEnv does
         from cahoots_envs.training.batched_seat_env import BatchedSeatVecEnv
 
         seat_vec: Any = BatchedSeatVecEnv
@@ -411,7 +324,7 @@ def train(config: TrainConfig, run_dir: Path, resume: bool, evaluator: Evaluator
     model.set_logger(configure(str(run_dir), ["csv", "tensorboard"]))
     pretrain_stats = None
     if config.pretrain.games > 0 and not (resume and (ckpt.is_file() or loaded)):
-        pretrain_stats = pretrain(config, model, evaluator, run_dir)
+        pretrain_stats = pretrain(config, model.policy, evaluator, run_dir)
     latest = MLPPolicy.from_sb3(model.policy)
     latest.name = "latest"
     if config.pool.latest > 0:

@@ -4,17 +4,24 @@ Each group (``random``, ``heuristic``, ``snapshots``, ``latest``, or any name) h
 draw picks a non-empty group in proportion to its weight, then one of its policies uniformly.
 Snapshots are frozen copies of the learner added on a schedule (the oldest dropped past
 ``max_snapshots``); ``latest`` is the learner itself, refreshed in place before each rollout.
+``build_pool`` makes a training run's pool from its config's ``pool`` section, ``add_snapshot``
+adds a frozen copy of the learner to it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from cahoots_envs.core.policy import BasePolicy, Policy
+from cahoots_envs.policies.loading import load_policy
+from cahoots_envs.training.run import available_opponents
+
+if TYPE_CHECKING:
+    from cahoots_envs.training.config import TrainConfig
 
 
 @dataclass
@@ -76,8 +83,6 @@ class OpponentPool:
                    weights: Mapping[str, float], seed: int | None = None) -> OpponentPool:
         """A pool of spec-named policies (``random``, ``heuristic``, ``zoo:...``, paths), each its
         own group, weighted as given."""
-        from cahoots_envs.policies.loading import load_policy
-
         pool = cls()
         for i, (spec, weight) in enumerate(weights.items()):
             if weight <= 0:
@@ -128,3 +133,35 @@ class SnapshotRotation(BasePolicy):
         if self.active is None:
             raise ValueError("no snapshot to play yet: add() one first")
         return self.active.act_batch(observations, action_masks)
+
+
+def build_pool(config: TrainConfig) -> OpponentPool:
+    """The pool of a training config: its ``pool`` section's weights (the bots the game lacks
+    left out), the snapshot and latest groups weighted, still empty."""
+    p = config.pool
+    pool = OpponentPool(max_snapshots=p.max_snapshots)
+    weights = {"random": p.random, "heuristic": p.heuristic, **p.policies}
+    specs = available_opponents(config, [s for s, w in weights.items() if w > 0])
+    for i, spec in enumerate(specs):
+        policy = load_policy(spec, config.env_id, config.env_options, seed=config.seed + 101 * (i + 1))
+        pool.add(spec, spec, policy, weights[spec])
+    pool.weights["snapshots"] = p.snapshots
+    pool.weights["latest"] = p.latest
+    return pool
+
+
+def add_snapshot(pool: OpponentPool, rotation: SnapshotRotation | None, snap: Policy) -> None:
+    """A frozen copy of the learner joins the pool: into the rotation (``snapshot_draw:
+    rollout``, one pool entry playing one snapshot at a time) or as its own entry (``seat``)."""
+    if rotation is None:
+        pool.add("snapshots", snap.name, snap)  # type: ignore[attr-defined]
+        return
+    rotation.add(snap.name, snap)  # type: ignore[attr-defined]
+    if not pool.groups.get("snapshots"):
+        pool.add("snapshots", "snapshots", rotation)
+
+
+def snapshot_names(pool: OpponentPool, rotation: SnapshotRotation | None) -> list[str]:
+    if rotation is not None:
+        return rotation.names
+    return [e.name for e in pool.groups.get("snapshots", [])]

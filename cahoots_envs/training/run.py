@@ -29,9 +29,15 @@ from cahoots_envs.evaluation.matches import (
     batched_available,
     play_matches,
 )
+from cahoots_envs.policies.envinfo import env_info
 from cahoots_envs.policies.loading import builtin_specs, load_policy
 from cahoots_envs.policies.network import MLPPolicy
-from cahoots_envs.policies.saved import save_policy
+from cahoots_envs.policies.saved import (
+    METADATA_KEY,
+    network_from_tensors,
+    read_safetensors,
+    save_policy,
+)
 from cahoots_envs.policies.scoring import ActionScoringPolicy
 from cahoots_envs.training.config import ConfigError
 
@@ -218,7 +224,7 @@ PROGRESS_COLUMNS = (("time/total_timesteps", "rollout/ep_rew_mean"),
 def plot_learning_curve(run_dir: Path, config: RunConfig) -> Path | None:
     """Win rate per evaluation opponent and mean episode reward against learner steps."""
     try:
-        import matplotlib
+        import matplotlib  # the train extra (a curve is drawn where it is installed)
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
@@ -238,8 +244,6 @@ def plot_learning_curve(run_dir: Path, config: RunConfig) -> Path | None:
             ax1.plot(x, y, marker="o", label=f"vs {name}")
             ax1.fill_between(x, lo, hi, alpha=0.2)
     if not config.team:
-        from cahoots_envs.policies.envinfo import env_info
-
         n = env_info(config.env_id, config.env_options).options["num_players"]
         ax1.axhline(1.0 / n, color="grey", linestyle="--", label="chance 1/N")
         ax1.axhline(1.5 / n, color="grey", linestyle=":", label="1.5/N")
@@ -261,7 +265,7 @@ def plot_learning_curve(run_dir: Path, config: RunConfig) -> Path | None:
     ax2.set_xlabel("learner steps")
     ax2.set_ylabel("mean episode reward (training pool)")
     ax2.set_title("training reward")
-    from matplotlib.ticker import FuncFormatter, MaxNLocator
+    from matplotlib.ticker import FuncFormatter, MaxNLocator  # matplotlib: the train extra
 
     for ax in (ax1, ax2):  # at most 6 step ticks, written 50k / 1.5M: the labels never touch
         ax.xaxis.set_major_locator(MaxNLocator(nbins=5, integer=True, min_n_ticks=2))
@@ -276,7 +280,6 @@ def plot_learning_curve(run_dir: Path, config: RunConfig) -> Path | None:
 def load_clone(run_dir: Path) -> MLPPolicy | ActionScoringPolicy | None:
     """The policy a run's self-play started from (``pretrain``), if the run cloned one: an MLP,
     or an action-scoring network (expert iteration's ``network``)."""
-    from cahoots_envs.policies.saved import METADATA_KEY, network_from_tensors, read_safetensors
 
     path = run_dir / CLONE
     if not path.is_file():
@@ -368,7 +371,7 @@ def check_runs_dir(runs_dir: Path) -> None:
 def start(config: RunConfig, run_dir: Path, fresh: bool = False) -> Path:
     """Before an algorithm starts: the engine it needs, the run folder (with ``fresh``, one of
     its own: ``new_run_dir``), the config echoed. Returns the folder."""
-    import yaml
+    import yaml  # pyyaml: the train extra
 
     check_engine(config)
     if fresh:
@@ -376,7 +379,9 @@ def start(config: RunConfig, run_dir: Path, fresh: bool = False) -> Path:
     else:
         run_dir.mkdir(parents=True, exist_ok=True)
     print(f"run folder: {run_dir}", flush=True)
-    (run_dir / "config.yaml").write_text(yaml.safe_dump(config_dict(config), sort_keys=False))
+    written = getattr(config, "as_written", None)  # TrainConfig's layout (config.as_written)
+    data = written() if written is not None else config_dict(config)
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
     return run_dir
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -22,7 +22,9 @@ from torch import nn
 
 from cahoots_envs.policies.envinfo import env_info
 from cahoots_envs.policies.scoring import ActionScoringPolicy, computed_features, segment_offsets
-from cahoots_envs.training.imitation import Demonstrations
+
+if TYPE_CHECKING:  # imitation imports this module to clone an action scorer
+    from cahoots_envs.training.imitation import Demonstrations
 
 TORCH_ACTIVATIONS: dict[str, Callable[[], nn.Module]] = {"relu": nn.ReLU, "tanh": nn.Tanh}
 

@@ -44,6 +44,7 @@ from cahoots_envs.core.text import short_repr
 from cahoots_envs.errors import IllegalActionError
 from cahoots_envs.evaluation.tables import TEAM, Table, advance, reseed
 from cahoots_envs.policies.envinfo import EnvInfo, env_info
+from cahoots_envs.registry import game_spec, seat_env_id
 from cahoots_envs.training.pool import OpponentPool
 
 Opponents = OpponentPool | Policy | str | Sequence[Policy]
@@ -58,7 +59,6 @@ def unknown_arguments_error(owner: str, env_id: str, unknown: Sequence[str],
     and suggests a close match), or a game option given where ``owner`` wants it in
     ``options={...}``. ``options_as_keywords``: ``owner`` takes the game options as keywords too
     (the Gymnasium ids)."""
-    from cahoots_envs.registry import game_spec
 
     spec = game_spec(env_id)  # an unknown id is the first thing to hear about
     game_options = [o.name for o in spec.rules.OPTIONS]
@@ -374,7 +374,6 @@ def split_seat_kwargs(env_id: str, kwargs: Mapping[str, Any], arguments: Sequenc
     game's options (``options={...}`` and the options given as keywords), the options checked;
     anything else is one line (``unknown_arguments_error``) naming ``owner``'s arguments and the
     game's options."""
-    from cahoots_envs.registry import game_spec
 
     spec = game_spec(env_id)
     known = {*arguments, "options", *(o.name for o in spec.rules.OPTIONS)}
@@ -398,7 +397,6 @@ def make_seat_env(env_id: str, **kwargs: Any) -> SeatEnv:
     arguments (``opponents``, ``learner_seat``, ``team``, ``seed``, ``illegal_action``,
     ``render_mode``), ``options={...}`` and the game's options as keywords (``num_players``,
     ...); anything else is one line naming both kinds."""
-    from cahoots_envs.registry import game_spec, seat_env_id
 
     seat, game_options = split_seat_kwargs(env_id, kwargs, SEAT_ARGUMENTS,
                                            seat_env_id(game_spec(env_id)))

@@ -44,6 +44,8 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
 from cahoots_envs.core.text import short_repr
+from cahoots_envs.registry import game_spec, seat_env_id
+from cahoots_envs.training.batched_seats import BatchedSeats
 from cahoots_envs.training.seat_env import Opponents, split_seat_kwargs
 
 # the seat env's arguments that the vector entry point takes too, beside the game's options
@@ -62,8 +64,6 @@ class SeatVectorEnv(gym.vector.VectorEnv):  # type: ignore[misc]
                  opponents: Opponents = "random", learner_seat: int | None = None,
                  team: bool = False, seed: int | None = None,
                  reward_scale: float = 1.0) -> None:
-        from cahoots_envs.training.batched_seats import BatchedSeats
-
         self.seats = BatchedSeats(env_id, num_envs, options, opponents, learner_seat, team, seed,
                                   reward_scale)
         s = self.seats
@@ -155,7 +155,6 @@ def make_seat_vector_env(env_id: str, num_envs: int = 1, **kwargs: Any) -> SeatV
     (``opponents``, ``learner_seat``, ``team``, ``seed``; ``illegal_action`` only as
     ``"raise"`` and ``render_mode`` only as None), ``reward_scale``, ``options={...}`` and the
     game's options as keywords; anything else is one line naming both kinds."""
-    from cahoots_envs.registry import game_spec, seat_env_id
 
     spec = game_spec(env_id)
     seat, game_options = split_seat_kwargs(env_id, kwargs, VECTOR_ARGUMENTS,

@@ -30,9 +30,43 @@ from cahoots_envs.vector import action_ids
 
 
 class VecEnvAttributes(VecEnv):
-    """What SB3's ``VecEnv`` asks of every seat env beyond stepping: ``close``, attribute and
-    method access (``action_masks`` for sb3-contrib), ``env_is_wrapped`` and ``get_images``;
-    shared by ``SeatVecEnv`` and the batched seat env."""
+    """What ``SeatVecEnv`` and the batched seat env share: the constructor (each sets up its
+    games in ``start_games``), the learners' actions taken (``step_async``) and what SB3's
+    ``VecEnv`` asks beyond stepping: ``close``, attribute and method access (``action_masks``
+    for sb3-contrib), ``env_is_wrapped`` and ``get_images``."""
+
+    env_id: str
+    _actions: np.ndarray | None
+
+    @seat_env_arguments
+    def __init__(
+        self,
+        env_id: str,
+        num_envs: int,
+        options: Mapping[str, Any] | None = None,
+        opponents: Opponents = "random",
+        learner_seat: int | None = None,
+        team: bool = False,
+        seed: int | None = None,
+        reward_scale: float = 1.0,
+    ) -> None:
+        observation_space, action_space = self.start_games(
+            env_id, num_envs, options, opponents, learner_seat, team, seed, reward_scale)
+        self.render_mode = None
+        VecEnv.__init__(self, num_envs, observation_space, action_space)
+
+    def start_games(self, env_id: str, num_envs: int, options: Mapping[str, Any] | None,
+                    opponents: Opponents, learner_seat: int | None, team: bool,
+                    seed: int | None, reward_scale: float) -> tuple[gym.Space, gym.Space]:
+        """Set up the games (the constructor's arguments); their observation and action
+        spaces."""
+        raise NotImplementedError
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = None  # a refused batch leaves nothing to replay
+        # what VectorGames.step and BatchedSeats.step_games take: int64[num_envs], bools and
+        # floats refused (int(3.9) would play 3)
+        self._actions = action_ids(actions, self.num_envs, f"{self.env_id} learners")
 
     def action_masks(self) -> np.ndarray:
         raise NotImplementedError  # each seat env gives its learners' masks
@@ -78,31 +112,21 @@ class SeatVecEnv(VecEnvAttributes):
     """``num_envs`` seat games sharing one opponent pool (see ``SeatEnv`` for the arguments);
     ``reward_scale`` multiplies every reward (e.g. to bring ``reward_mode="points"`` to ~1)."""
 
-    @seat_env_arguments
-    def __init__(
-        self,
-        env_id: str,
-        num_envs: int,
-        options: Mapping[str, Any] | None = None,
-        opponents: Opponents = "random",
-        learner_seat: int | None = None,
-        team: bool = False,
-        seed: int | None = None,
-        reward_scale: float = 1.0,
-    ) -> None:
+    def start_games(self, env_id: str, num_envs: int, options: Mapping[str, Any] | None,
+                    opponents: Opponents, learner_seat: int | None, team: bool,
+                    seed: int | None, reward_scale: float) -> tuple[gym.Space, gym.Space]:
         self.info, self.maker, observation_space, action_space = seat_setup(
             env_id, options, opponents, learner_seat, team, seed)
         self.env_id = self.info.env_id
         self.options = self.info.options
-        self.render_mode = None
-        super().__init__(num_envs, observation_space, action_space)
         self.rng = np.random.default_rng(seed)
         self.reward_scale = float(reward_scale)
         self.tables: list[Table] = []
         self._legal: list[list[int]] = []
-        self._actions: np.ndarray | None = None
+        self._actions = None
         self._obs = np.zeros((num_envs, self.info.layout.size), OBS_DTYPE)
         self._masks = np.zeros((num_envs, self.info.num_actions), bool)
+        return observation_space, action_space
 
     @property
     def pool(self) -> Any:
@@ -138,12 +162,6 @@ class SeatVecEnv(VecEnvAttributes):
                 advance([t], self.info)
             tables[i] = t
         return tables
-
-    def step_async(self, actions: np.ndarray) -> None:
-        self._actions = None  # a refused batch leaves nothing to replay
-        # what VectorGames.step and BatchedSeatVecEnv take: int64[num_envs], bools and floats
-        # refused (int(3.9) would play 3)
-        self._actions = action_ids(actions, self.num_envs, f"{self.env_id} learners")
 
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
         if not self.tables or self._actions is None:

@@ -26,15 +26,14 @@ from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
 from starlette.applications import Starlette
-from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from cahoots_envs.web.replays import ReplayProcesses
-from cahoots_envs.web.routes import Api
+from cahoots_envs.web.routes import Api, Json
 from cahoots_envs.web.server import Server
 from cahoots_envs.web.sessions import Limits
 from cahoots_envs.web.tables import policy_files
@@ -53,6 +52,8 @@ SECURITY_HEADERS = {
     "referrer-policy": "no-referrer",
     "cross-origin-opener-policy": "same-origin",
 }
+_KEYS = {k.encode("latin-1") for k in SECURITY_HEADERS}
+_RAW_HEADERS = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in SECURITY_HEADERS.items()]
 
 
 class SecurityHeaders:
@@ -67,10 +68,9 @@ class SecurityHeaders:
             return
 
         async def send_with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                headers = MutableHeaders(scope=message)
-                for key, value in SECURITY_HEADERS.items():
-                    headers[key] = value
+            if message["type"] == "http.response.start":  # the answer's own, then these
+                message["headers"] = [*(h for h in message.get("headers", ())
+                                        if h[0].lower() not in _KEYS), *_RAW_HEADERS]
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
@@ -80,7 +80,7 @@ async def http_error(request: Request, exc: Exception) -> Response:
     status = exc.status_code if isinstance(exc, HTTPException) else 500
     what = {404: "no such page or route (the API is under /api/; see API.md)",
             405: "this route does not take that method"}.get(status, "request refused")
-    return JSONResponse({"error": what, "status": status}, status, headers=SECURITY_HEADERS)
+    return Json({"error": what, "status": status}, status, headers=SECURITY_HEADERS)
 
 
 def create_app(policies: Sequence[str | Path] = (), limits: Limits | None = None) -> Starlette:

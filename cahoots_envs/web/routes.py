@@ -8,18 +8,13 @@ and become one JSON sentence (``{"error": ..., "status": ...}``), never a traceb
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import (
-    FileResponse,
-    HTMLResponse,
-    JSONResponse,
-    Response,
-    StreamingResponse,
-)
+from starlette.responses import FileResponse, HTMLResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -27,9 +22,18 @@ from cahoots_envs.web.replays import Replay, ReplayProcesses
 from cahoots_envs.web.server import Server
 from cahoots_envs.web.sessions import Session, client_address
 from cahoots_envs.web.stream import MAX_PACE_MS, moves
-from cahoots_envs.web.tables import HUMAN, PLAYER, WATCH, Match, WebError, new_match
+from cahoots_envs.web.tables import (
+    HUMAN,
+    PLAYER,
+    WATCH,
+    Match,
+    WebError,
+    json_bytes,
+    new_match,
+)
 
 STATIC = Path(__file__).with_name("static")
+RULES_POINTER = re.compile(r"Rules spec: `[^`]*` \(section numbers below refer to it\)\.\s*")
 COOKIE = "cahoots_session"
 MAX_BODY = 64 * 1024
 MAX_WAIT_MS = 5000
@@ -112,8 +116,17 @@ def _query_int(value: Any, name: str, most: int) -> int:
     return int(text)
 
 
-def error_response(e: WebError) -> JSONResponse:
-    return JSONResponse({"error": e.message, "status": e.status}, e.status)
+class Json(Response):
+    """A JSON answer (``json_bytes``)."""
+
+    media_type = "application/json"
+
+    def render(self, content: Any) -> bytes:
+        return json_bytes(content)
+
+
+def error_response(e: WebError) -> Json:
+    return Json({"error": e.message, "status": e.status}, e.status)
 
 
 class Api:
@@ -145,11 +158,11 @@ class Api:
         async def endpoint(request: Request) -> Response:
             try:
                 result = await handler(request, self.session_of(request))
-                return result if isinstance(result, Response) else JSONResponse(result, status)
+                return result if isinstance(result, Response) else Json(result, status)
             except WebError as e:
                 return error_response(e)
             except Exception as e:  # noqa: BLE001 (a bug: one line, never a traceback)
-                return JSONResponse({"error": f"internal error ({type(e).__name__}); the "
+                return Json({"error": f"internal error ({type(e).__name__}); the "
                                      "server goes on", "status": 500}, 500)
 
         return endpoint
@@ -162,6 +175,10 @@ class Api:
         for spec in registered_games():
             doc = [p.strip() for p in spec.doc().strip().split("\n\n")
                    if p.strip()[:1].isalnum()]
+            # the summary in words: no pointer to the spec (the page shows it: ``rules``), no
+            # markdown marks
+            doc = [" ".join(RULES_POINTER.sub("", p).replace("**", "").replace("`", "").split())
+                   for p in doc[:1]]
             found.append({
                 "name": spec.name, "env_id": spec.env_id, "title": spec.title,
                 "players": list(spec.rules.PLAYER_COUNTS),
@@ -175,6 +192,9 @@ class Api:
                             if o.name not in ("num_players", "reward_mode")],
                 "policies": self.server.policies_for(spec),
                 "summary": doc[0] if doc else "",
+                # the rules spec as HTML (rules_html.py), where the game has one
+                "rules": f"/static/rules/{spec.name}.html"
+                if (STATIC / "rules" / f"{spec.name}.html").is_file() else None,
             })
         return {"games": found, "limits": self.server.limits.public()}
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import time
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import Future
@@ -27,7 +26,7 @@ from typing import Any
 
 from cahoots_envs.web.server import Server
 from cahoots_envs.web.sessions import Session
-from cahoots_envs.web.tables import Match, WebError
+from cahoots_envs.web.tables import Match, WebError, json_bytes
 
 KEEPALIVE = 15.0
 MAX_PACE_MS = 10_000
@@ -36,7 +35,7 @@ BATCH_SECONDS = 0.05  # light bots' work a frame may hold when unpaced
 
 def frame(event: str, data: Any, event_id: int | None = None) -> bytes:
     head = f"event: {event}\n" + (f"id: {event_id}\n" if event_id is not None else "")
-    return f"{head}data: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
+    return b"%sdata: %s\n\n" % (head.encode(), json_bytes(data))
 
 
 def _step(match: Match, submit: Callable[[Callable[[], int], bool], Future[int]], since: int,

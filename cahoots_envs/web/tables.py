@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import json
 import math
 import secrets
 import threading
@@ -26,6 +27,8 @@ from cahoots_envs.core.policy import BasePolicy
 from cahoots_envs.gamelog import GameRecorder
 
 HUMAN = "human"
+# the generator of a copy that is only read (a move's "before"), never drawn from
+_READ_ONLY_RNG = np.random.default_rng(0)
 # a match's mode: a person plays one seat, or policies play every seat and a person watches
 PLAYER, WATCH = "player", "watch"
 
@@ -37,6 +40,20 @@ class WebError(Exception):
         super().__init__(message)
         self.status = status
         self.message = message
+
+
+try:  # the web extra's JSON encoder: a tenth of the standard library's time for a table
+    import orjson as _orjson
+except ImportError:  # pragma: no cover (the web extra installs it)
+    _orjson = None  # type: ignore[assignment]
+
+
+def json_bytes(data: Any) -> bytes:
+    """``data`` (an answer, of JSON types) as compact JSON in UTF-8: orjson where it is
+    installed (the ``web`` extra), else the standard library's, the same JSON."""
+    if _orjson is not None:
+        return _orjson.dumps(data)
+    return json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
 
 
 # ---- views ------------------------------------------------------------------------------------
@@ -110,15 +127,17 @@ def _every_set(moves: Sequence[dict[str, Any]], cards: Sequence[str], sizes: Seq
     return len(sets) == len(moves) == sum(math.comb(len(cards), k) for k in sizes)
 
 
-def legal_parts(game: Game) -> dict[str, Any]:
+def legal_parts(game: Game, moves: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """The legal moves of the seat to move in parts (``API.md``, "Legal moves"): the cards any
     move names, then each kind of move (a verb) with its cards and how many a move takes; a verb
     whose moves are every set of that many of its cards (a pass of three: 364 moves) lists no
     move (the client sends the parts), any other lists its moves (``id``, ``cards``,
-    ``target``, ``text``); word moves (``no upgrade``) are listed with their ids."""
+    ``target``, ``text``); word moves (``no upgrade``) are listed with their ids. ``moves``:
+    ``legal_moves(game)`` where the caller has them already."""
     if game.is_over:
         return {"count": 0, "cards": [], "kinds": [], "words": []}
-    moves = legal_moves(game)
+    if moves is None:
+        moves = legal_moves(game)
     words = [m for m in moves if not m["cards"] and m["target"] is None]
     by_verb: dict[str, list[dict[str, Any]]] = {}
     for m in moves:
@@ -141,10 +160,11 @@ def legal_parts(game: Game) -> dict[str, Any]:
                       for m in words]}
 
 
-def action_of(game: Game, move: Any) -> int:
+def action_of(game: Game, move: Any, moves: list[dict[str, Any]] | None = None) -> int:
     """The action id of a move named by its parts (``{"verb", "cards", "target"}``: the cards
     in any order), as ``legal_parts`` lets a client build it; ``WebError`` 400 when no legal
-    move, or more than one, has those parts."""
+    move, or more than one, has those parts. ``moves``: ``legal_moves(game)`` where the caller
+    has them already."""
     if not isinstance(move, dict) or not isinstance(move.get("verb"), str) or \
             not isinstance(move.get("cards", []), list) or \
             not all(isinstance(c, str) for c in move.get("cards", [])) or \
@@ -152,7 +172,7 @@ def action_of(game: Game, move: Any) -> int:
         raise WebError(400, "'move' must be the move's parts: {\"verb\": <verb>, \"cards\": "
                        "[<card>, ...], \"target\": <target or null>}")
     want = (move["verb"], sorted(move.get("cards", [])), move.get("target"))
-    found = [m["id"] for m in legal_moves(game)
+    found = [m["id"] for m in (legal_moves(game) if moves is None else moves)
              if (m["verb"], sorted(m["cards"]), m["target"]) == want and not m["words"]]
     if len(found) != 1:
         shown = " ".join([want[0], *want[1]]) + (f" on {want[2]}" if want[2] is not None else "")
@@ -182,8 +202,8 @@ def observation(game: Game, seat: int, options: Mapping[str, Any]) -> tuple[np.n
 
 
 def decide(policy: BasePolicy, game: Game, seat: int, options: Mapping[str, Any]) -> int:
-    """The policy's move at ``game`` (a copy: the live game is never touched): ``act``, or
-    ``act_infoset`` for a search bot."""
+    """The policy's move at ``game``: ``act`` from the seat's observation (``game`` is only
+    read), or ``act_infoset`` for a search bot (give it a copy: the search works on it)."""
     obs, mask = observation(game, seat, options)
     if getattr(policy, "needs_infoset", False):
         from cahoots_envs.search import Infoset
@@ -222,10 +242,12 @@ class Event:
                 "notes": self.notes}
 
 
-def make_event(before: Game, action: int, after: Game, turn: int) -> Event:
+def make_event(before: Game, action: int, after: Game, turn: int,
+               viewers: Sequence[int | None] | None = None) -> Event:
     """The event of ``action``, the game's ``turn``-th, played at ``before`` (a copy) giving
-    ``after``."""
-    viewers: list[int | None] = [None, *range(before.num_players)]
+    ``after``, as each of ``viewers`` saw it (``None``: the referee; all of them by default)."""
+    if viewers is None:
+        viewers = [None, *range(before.num_players)]
     return Event(turn=turn, seat=int(before.current_player),
                  seen={v: seen_move(before, action, v) for v in viewers},
                  notes=list(after.face.text.narrate(before, after)))
@@ -270,6 +292,10 @@ class Match:
     wake: asyncio.Event | None = None
     streams: int = 0
     nbytes: int = 0  # what the server's byte caps count: a live game, nothing (replays.py)
+    # what ``state`` shows each view at the current move, and the legal moves (``legal``):
+    # worked out once a move, whichever request asks first
+    _shown: dict[int | None, dict[str, Any]] = field(default_factory=dict, repr=False)
+    _legal: tuple[int, list[dict[str, Any]]] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         for policy in self.policies:
@@ -312,29 +338,46 @@ class Match:
 
     def state(self, since: int = 0, view: str | None = None) -> dict[str, Any]:
         seat = self.view_seat(view)
+        total = len(self.events)  # the game's version: it changes only by a move
+        since = max(0, min(int(since), total))
+        shown = self._shown.get(seat)
+        if shown is None or shown["turn"] != total:
+            shown = self._shown[seat] = self._view(seat)
+        return {**shown, "thinking": self.thinking is not None,
+                "events": [e.shown(since + i, seat) for i, e in enumerate(self.events[since:])],
+                "events_total": total}
+
+    def _view(self, seat: int | None) -> dict[str, Any]:
+        """What ``state`` shows ``seat`` of the game as it is now, but for the moves since a
+        point and whether a bot thinks (built once a move, as long as the same view is asked)."""
         game = self.game
         to_move = None if game.is_over else int(game.current_player)
-        since = max(0, min(int(since), len(self.events)))
         spec: Any = game.face
         return {
             "id": self.id, "mode": self.mode, "game": spec.name, "env_id": self.env.env_id,
             "players": game.num_players, "seat": self.human,
             "view": "referee" if seat is None else seat, "names": self.names,
             "to_move": to_move, "your_turn": self.human is not None and to_move == self.human,
-            "thinking": self.thinking is not None, "over": self.over,
+            "thinking": False, "over": self.over,
             "turn": len(self.events), "phase": str(game.phase),
             "table": table_of(game, seat), "text": text_of(game, seat),
-            "legal": legal_parts(game) if to_move is not None and to_move == seat
+            "legal": legal_parts(game, self.legal()) if to_move is not None and to_move == seat
             and self.human == seat else None,
-            "events": [e.shown(since + i, seat) for i, e in enumerate(self.events[since:])],
-            "events_total": len(self.events),
+            "events": [], "events_total": len(self.events),
             "result": result_of(game, seat),
         }
 
+    def legal(self) -> list[dict[str, Any]]:
+        """``legal_moves`` of the game as it is now (worked out once a move)."""
+        if self._legal is None or self._legal[0] != len(self.events):
+            self._legal = (len(self.events), legal_moves(self.game))
+        return self._legal[1]
+
     def apply(self, action: int) -> None:
-        before = self.game.clone()
+        before = self.game.clone(rng=_READ_ONLY_RNG)  # only read: its generator is never drawn
         self.recorder.step(int(action))
-        self.events.append(make_event(before, int(action), self.game, len(self.events)))
+        viewers = None if self.mode == WATCH else [self.human]  # a played game shows one view
+        self.events.append(make_event(before, int(action), self.game, len(self.events), viewers))
 
     def move(self, action: Any, parts: Any = None) -> None:
         """The human's move (an action id, or ``parts`` as ``action_of`` reads them), checked
@@ -349,7 +392,7 @@ class Match:
             raise WebError(409, f"it is player_{game.current_player}'s turn, not yours "
                            f"(player_{self.human}): ask for the next bot move (POST .../advance)")
         if parts is not None:
-            action = action_of(game, parts)
+            action = action_of(game, parts, self.legal())
         if not isinstance(action, int) or isinstance(action, bool):
             raise WebError(400, f"'action' must be an action id (an int from 'legal'), got "
                            f"{str(action)[:40]!r}")
@@ -389,7 +432,8 @@ class Match:
             policy = self.policies[seat]
             if policy is None or getattr(policy, "needs_infoset", False):
                 break
-            action = decide(policy, game.clone(), seat, self.env.options)
+            # the live game itself: a light bot reads only the observation (under the lock)
+            action = decide(policy, game, seat, self.env.options)
             if action not in game.legal_actions():
                 raise WebError(409, f"player_{seat}'s bot chose an illegal move ({action})")
             self.apply(action)

@@ -72,7 +72,7 @@ def table(game: KansasCity, seat: int | None) -> dict[str, Any]:
     view: dict[str, Any] = {
         "kind": "kansas_city", "viewer": seat, "phase": game.phase, "headline": headline(game),
         "legend": LEGEND, "seats": seats,
-        "hand_number": game.hand_number + 1, "hands_total": game.hands_total,
+        "hand_number": min(game.hand_number + 1, game.hands_total), "hands_total": game.hands_total,
         "trick_number": min(game.tricks_played + 1, game.hand_size), "hand_size": game.hand_size,
         "trick_limit": TRICK_LIMIT[n],
         "trick": _trick(game.trick),

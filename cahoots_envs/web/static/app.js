@@ -2,8 +2,8 @@
 // no build step, nothing fetched from elsewhere. A game's table is drawn from its view model
 // by layout.js with the layout its module games/<kind>.js declares (loaded by the `kind` the
 // server sends); a kind without a module gets a layout inferred from its data.
-import { append, el } from "./draw.js";
-import { drawTable } from "./layout.js";
+import { append, el, goalWords, icon } from "./draw.js";
+import { drawTable, panel } from "./layout.js";
 import { MoveBuilder, expand } from "./moves.js";
 
 const main = document.getElementById("app");
@@ -40,8 +40,8 @@ async function layoutFor(kind) {
   return layouts.get(kind);
 }
 
-async function showTable(container, table, names) {
-  const node = drawTable(table, { names }, await layoutFor(table && table.kind));
+async function showTable(container, table, names, latest) {
+  const node = drawTable(table, { names, latest }, await layoutFor(table && table.kind));
   node.__table = table;
   container.replaceChildren(node);
   return node;
@@ -50,8 +50,26 @@ async function showTable(container, table, names) {
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 
 function say(text, state = "") {
-  status.textContent = text;
+  status.replaceChildren(state === "thinking" ? icon("hourglass") : "", text);
   document.body.dataset.status = state;
+}
+
+// the rules spec of a game, rendered at build time (rules_html.py), in a panel that opens
+const rulesText = new Map();
+function rulesPanel(game, open = false) {
+  const body = el("div", { class: "rules" });
+  const node = panel("rules", game ? `Rules of ${game.title}` : "Rules", open, body);
+  if (!game || !game.rules) {
+    body.append(el("p", { text: (game && game.summary) || "No rules text for this game." }));
+    return node;
+  }
+  if (!rulesText.has(game.rules)) rulesText.set(game.rules, fetch(game.rules).then((r) => (r.ok ? r.text() : "")));
+  rulesText.get(game.rules).then((html) => {
+    const doc = new DOMParser().parseFromString(html, "text/html");
+    for (const bad of doc.body.querySelectorAll("script, style, iframe, object")) bad.remove();
+    body.replaceChildren(...[...doc.body.childNodes].map((n) => document.importNode(n, true)));
+  });
+  return node;
 }
 
 function errorBox() {
@@ -104,6 +122,7 @@ function setupForm(mode, onStart) {
   const seed = el("input", { id: "seed", type: "number", min: 0, placeholder: "random", size: 8 });
   const pause = el("input", { id: "pause", type: "number", min: 0, max: 10000, step: 50, value: mode === "play" ? 700 : 600, size: 6 });
   const summary = el("p", { class: "summary" });
+  const rules = el("div", { class: "setup-rules" });
   let list = [];
   const current = () => list.find((g) => g.name === gameSelect.value);
 
@@ -112,7 +131,7 @@ function setupForm(mode, onStart) {
     const n = Number(players.value);
     const keep = seat.value;
     seat.replaceChildren(...Array.from({ length: n }, (_, s) => el("option", { value: s }, `player_${s}`)));
-    if (Number(keep) < n) seat.value = keep;
+    seat.value = keep !== "" && Number(keep) < n ? keep : "0";
     seats.replaceChildren();
     for (let s = 0; s < n; s++) {
       if (mode === "play" && s === Number(seat.value)) continue;
@@ -128,6 +147,8 @@ function setupForm(mode, onStart) {
     players.replaceChildren(...game.players.map((n) => el("option", { value: n, selected: n === game.default_players }, String(n))));
     options.replaceChildren(...game.options.map(optionField));
     summary.textContent = game.summary;
+    summary.hidden = !game.summary;
+    rules.replaceChildren(rulesPanel(game));
     fillSeats();
   }
 
@@ -143,7 +164,7 @@ function setupForm(mode, onStart) {
       el("div", { class: "field" }, el("label", { for: "pause" }, mode === "play" ? "Pause between bot moves (ms)" : "Milliseconds a move"), pause)),
     el("fieldset", {}, el("legend", { text: "Options" }), options),
     el("fieldset", {}, el("legend", { text: mode === "play" ? "The other seats" : "The seats" }), seats),
-    summary,
+    summary, rules,
     el("button", { type: "submit", class: "primary", id: "start" }, mode === "play" ? "Start the game" : "Start watching"),
     error,
   ]);
@@ -181,7 +202,16 @@ function setupForm(mode, onStart) {
 let live = null; // the game on screen, dropped when another starts
 
 function eventItem(event) {
-  return el("li", { "data-event": event.i }, event.text, (event.notes || []).map((n) => el("div", { class: "note", text: n.trim() })));
+  return el("li", { "data-event": event.i }, el("span", { class: "num", text: `${event.i + 1}.` }), " ", event.text,
+    (event.notes || []).map((n) => el("div", { class: "note", text: n.trim() })));
+}
+
+// the move list in a panel, its latest move in sight (the page left where it is)
+function movesPanel(log) {
+  return panel("moves", "Moves", true, log);
+}
+function followLatest(log) {
+  log.scrollTop = log.scrollHeight;
 }
 
 function resultPanel(result, names, game, extra) {
@@ -195,7 +225,7 @@ function resultPanel(result, names, game, extra) {
       el("thead", {}, el("tr", {}, el("th", { text: "seat" }), el("th", { text: "score" }), el("th", { text: "" }))),
       el("tbody", {}, rows)),
     el("pre", { class: "summary-text", text: result.summary }),
-    game ? el("details", { open: true }, el("summary", { text: `How ${game.title} is played` }), el("p", { text: game.summary })) : null,
+    game ? rulesPanel(game) : null,
     extra);
 }
 
@@ -217,16 +247,17 @@ class LiveGame {
     const layout = el("div", { class: "live" });
     this.tableBox = el("div", { class: "table-box" });
     this.panel = el("div", { class: "move-panel", "aria-label": "your move" });
-    this.notes = el("div", { class: "notes", "aria-live": "polite" });
     this.log = el("ol", { class: "events", "aria-label": "moves so far" });
     this.resultBox = el("div");
     this.error = errorBox();
     const side = el("aside", { class: "side" });
+    const again = el("button", { type: "button", id: "new-game" }, "New game");
+    again.addEventListener("click", () => route());
+    side.append(el("div", { class: "controls" }, again));
     if (this.mode === "watch") side.append(this.watchControls(state));
-    append(side, [el("h3", { text: "Moves" }), this.log,
-      el("details", {}, el("summary", { text: "Rules summary" }), el("p", { text: this.game.summary })),
-      el("details", {}, el("summary", { text: "The game's text view" }), (this.text = el("pre", { class: "text-view" })))]);
-    append(layout, [el("div", { class: "board" }, this.error, this.notes, this.tableBox, this.panel, this.resultBox), side]);
+    append(side, [movesPanel(this.log), rulesPanel(this.game),
+      panel("text", "Text view", false, (this.text = el("pre", { class: "text-view" })))]);
+    append(layout, [el("div", { class: "board" }, this.error, this.tableBox, this.panel, this.resultBox), side]);
     main.replaceChildren(layout);
   }
 
@@ -268,11 +299,10 @@ class LiveGame {
       if (this.events.length > event.i) continue;
       this.events.push(event);
       this.log.append(eventItem(event));
-      if ((event.notes || []).length) this.notes.replaceChildren(...event.notes.map((n) => el("p", { text: n.trim() })));
     }
-    this.log.scrollTop = this.log.scrollHeight; // the latest move in sight, the page left where it is
+    followLatest(this.log);
     this.text.textContent = state.text;
-    const tableRoot = await showTable(this.tableBox, state.table, state.names);
+    const tableRoot = await showTable(this.tableBox, state.table, state.names, this.events[this.events.length - 1]);
     this.panel.replaceChildren();
     hooks.builder = null;
     return tableRoot;
@@ -388,6 +418,7 @@ class LiveGame {
       } catch (err) { showError(this.error, err); }
     });
     this.resultBox.replaceChildren(resultPanel(state.result, state.names, this.game, el("div", { class: "row" }, download, replay)));
+    this.resultBox.scrollIntoView({ block: "nearest" }); // the scores in sight
   }
 
   stop() {
@@ -437,8 +468,8 @@ function drawReplay() {
   const where = el("output", { for: "position", id: "position-text" });
   const view = el("select", { id: "replay-view" }, el("option", { value: "referee" }, "referee (every hand)"),
     Array.from({ length: info.players }, (_, s) => el("option", { value: s }, `player_${s}'s view (${info.names[s]})`)));
-  const button = (id, text, label, to) => {
-    const b = el("button", { type: "button", id, "aria-label": label }, text);
+  const button = (id, label, to) => {
+    const b = el("button", { type: "button", id, class: "icon-button", "aria-label": label, title: label }, icon(id));
     b.addEventListener("click", () => go(to()));
     return b;
   };
@@ -462,8 +493,9 @@ function drawReplay() {
     next.textContent = p.next ? `Next move: ${p.next.text}` : "The end of the log.";
     probs.replaceChildren(probabilityTable(p.probabilities, p.next));
     log.replaceChildren(...p.events.map(eventItem));
+    followLatest(log);
     text.textContent = p.text;
-    await showTable(tableBox, p.table, info.names);
+    await showTable(tableBox, p.table, info.names, p.events[p.events.length - 1]);
     resultBox.replaceChildren(p.result ? resultPanel(p.result, info.names, null, null) : "");
     document.body.dataset.status = "replay";
     say(`Replay: position ${p.k} of ${info.positions - 1}`, "replay");
@@ -474,12 +506,12 @@ function drawReplay() {
   box.replaceChildren(
     el("p", { class: "summary", text: `${info.game}, ${info.players} players (${info.names.join(", ")}): ${info.summary}` }),
     el("div", { class: "controls" },
-      button("first", "⏮", "first position", () => 0), button("back", "◀", "back one move", () => replay.k - 1),
-      slider, button("forward", "▶", "forward one move", () => replay.k + 1), button("last", "⏭", "last position", () => info.positions - 1),
+      button("first", "first position", () => 0), button("back", "back one move", () => replay.k - 1),
+      slider, button("forward", "forward one move", () => replay.k + 1), button("last", "last position", () => info.positions - 1),
       where, el("label", { for: "replay-view" }, " View "), view),
     el("div", { class: "live" }, el("div", { class: "board" }, next, tableBox, resultBox),
-      el("aside", { class: "side" }, el("h3", { text: "Action probabilities" }), probs, el("h3", { text: "Moves so far" }), log,
-        el("details", {}, el("summary", { text: "The game's text view" }), text))));
+      el("aside", { class: "side" }, el("h3", { text: "Action probabilities" }), probs, movesPanel(log),
+        panel("text", "Text view", false, text))));
   go(0);
 }
 
@@ -513,6 +545,7 @@ document.addEventListener("keydown", (e) => {
   else if (e.key === "ArrowLeft") replay.go(replay.k - 1);
 });
 
+// the page the hash names; a new game's form even where it is shown already (New game, the nav link)
 function route() {
   const page = (location.hash || "#play").slice(1);
   for (const link of document.querySelectorAll("nav a")) link.setAttribute("aria-current", link.getAttribute("href") === `#${page}` ? "page" : "false");
@@ -524,5 +557,8 @@ function route() {
     setupForm(mode, (body, pause, game) => startLive(mode, body, pause, game)));
 }
 
-window.addEventListener("hashchange", route);
+window.addEventListener("hashchange", () => route());
+for (const link of document.querySelectorAll("nav a")) {
+  link.addEventListener("click", () => { if (link.getAttribute("href") === (location.hash || "#play")) route(); });
+}
 route();

@@ -149,3 +149,26 @@ export function identityCard(suits, legend, label) {
   node.append(svg("svg", { viewBox: "0 0 60 84", class: "card-svg", "aria-hidden": "true", focusable: "false" }, ...parts));
   return node;
 }
+
+// Icons drawn as SVG (no emoji font needed): each a 24×24 path set in currentColor.
+const ICONS = {
+  first: ["M6 5h2v14H6z", "M19 5v14l-9-7z"],
+  back: ["M17 5v14l-10-7z"],
+  forward: ["M7 5v14l10-7z"],
+  last: ["M16 5h2v14h-2z", "M5 5v14l9-7z"],
+  hourglass: ["M6 3h12v2l-4.5 7L18 19v2H6v-2l4.5-7L6 5z"],
+  star: ["M12 3l2.6 5.9 6.4.6-4.8 4.3 1.4 6.3L12 16.8 6.4 20.1l1.4-6.3L3 9.5l6.4-.6z"],
+  play: ["M7 5v14l11-7z"],
+};
+export function icon(name, label = null) {
+  const node = svg("svg", { viewBox: "0 0 24 24", class: `icon icon-${name}`, focusable: "false", ...(label ? { role: "img", "aria-label": label } : { "aria-hidden": "true" }) },
+    ...(ICONS[name] || []).map((d) => svg("path", { d, fill: "currentColor" })));
+  return node;
+}
+
+// A move's words with each goal id of the table (`aim SUM_20`) said as the goal's own words.
+export function goalWords(text, table) {
+  const goals = new Map(((table && table.goals) || []).map((g) => [String(g.id).toUpperCase(), g.text]));
+  if (!goals.size) return String(text);
+  return String(text).split(" ").map((w) => (goals.has(w.toUpperCase()) ? `“${goals.get(w.toUpperCase())}”` : w)).join(" ");
+}

@@ -2,7 +2,7 @@
 // module (games/<kind>.js) declares: which seat fields are scores and flags, which fields are
 // drawn in the centre and as what. No game is named here; a view model of an unknown kind gets
 // a layout inferred from its data, and kind "text" the lines of the game's text view.
-import { append, backEl, cardEl, cardRow, chip, el, humanize, identityCard, isCard, suitChip, suitStyle, textCard } from "./draw.js";
+import { append, backEl, cardEl, cardRow, chip, el, goalWords, humanize, icon, identityCard, isCard, suitChip, suitStyle, textCard } from "./draw.js";
 
 function seatName(table, ctx, seat) {
   const s = (table.seats || [])[seat];
@@ -123,7 +123,7 @@ const TYPES = {
   signals(v, t, ctx) {  // public messages of the seats: who said what, and when
     if (!(v || []).length) return el("span", { class: "empty", text: "none yet" });
     return el("ul", { class: "signals", "aria-label": "signals" }, v.map((s) =>
-      el("li", { "data-seat": s.seat }, `${seatName(t, ctx, s.seat)}${s.turn === undefined ? "" : ` (turn ${s.turn})`}: ${s.text}`)));
+      el("li", { "data-seat": s.seat }, `${seatName(t, ctx, s.seat)}${s.turn === undefined ? "" : ` (turn ${s.turn})`}: ${goalWords(s.text, t)}`)));
   },
   seats: (v, t, ctx) => el("span", { class: "chips" }, (v || []).length ? v.map((s) => chip(seatName(t, ctx, s))) : el("span", { class: "empty", text: "none" })),
   identity(v, t, ctx, item) {
@@ -175,7 +175,7 @@ export function inferLayout(table) {
 function seatBox(seat, table, ctx, layout) {
   const legend = table.legend || {};
   const flags = [];
-  if (seat.to_move) flags.push(el("span", { class: "flag to-move", title: "to move" }, "▶ to move"));
+  if (seat.to_move) flags.push(el("span", { class: "flag to-move", title: "to move" }, icon("play"), "to move"));
   if (seat.you) flags.push(el("span", { class: "flag you" }, "you"));
   for (const f of layout.seatFlags || []) if (seat[f.key]) flags.push(el("span", { class: "flag", title: f.label }, f.mark || f.label));
   const stats = el("dl", { class: "stats" });
@@ -206,20 +206,47 @@ function scoreTable(table, ctx, layout) {
   const stats = (layout.seatStats || []).length ? layout.seatStats : [{ key: "score", label: "Score" }];
   const head = el("tr", {}, el("th", { scope: "col", text: "seat" }), stats.map((s) => el("th", { scope: "col", text: s.label })));
   const body = el("tbody", {}, (table.seats || []).map((seat) => el("tr", { class: seat.to_move ? "to-move" : null },
-    el("th", { scope: "row", text: seatName(table, ctx, seat.seat) + (seat.to_move ? " ▶" : "") }),
+    el("th", { scope: "row", text: seatName(table, ctx, seat.seat) + (seat.to_move ? " (to move)" : "") }),
     stats.map((s) => el("td", { text: String(seat[s.key]) })))));
   return el("table", { class: "scores", "aria-label": "scores" }, el("caption", { text: "Scores" }), el("thead", {}, head), body);
 }
 
+// panels (details elements) stay open or closed as the player left them, across redraws
+export const openPanels = new Set();
+export function panel(name, title, open, ...children) {
+  const node = el("details", { class: `panel panel-${name}`, "data-panel": name, open: openPanels.has(name) || (open && !openPanels.has(`-${name}`)) },
+    el("summary", { text: title }), ...children);
+  node.addEventListener("toggle", () => {
+    openPanels.delete(node.open ? `-${name}` : name);
+    openPanels.add(node.open ? name : `-${name}`);
+  });
+  return node;
+}
+
+// the latest move and what it completed ("player_2 takes the trick"), beside the trick
+function latestBox(latest) {
+  const box = el("section", { class: "area latest", "aria-live": "polite", "aria-label": "latest move" }, el("h4", { text: "Latest" }));
+  if (!latest) box.append(el("span", { class: "empty", text: "no move yet" }));
+  else {
+    box.append(el("p", { class: "latest-move", text: latest.text }));
+    for (const note of latest.notes || []) box.append(el("p", { class: "latest-note", text: note.trim() }));
+  }
+  return box;
+}
+
+// The table: the other seats along the top, the trick (or piles and goals) in the middle with
+// the last trick and the latest move beside it, your seat and hand at the bottom; the rest of
+// the view model (played cards, passes, scores) in a panel that opens. A layout item's `place`:
+// "trick" (the middle), "beside", or none: the details panel.
 export function drawTable(table, ctx, layout) {
   if (!table || table.kind === "text") {
     return el("div", { class: "table text-table", "data-kind": "text" },
       el("p", { class: "headline", text: table ? table.headline : "" }),
       el("pre", { class: "lines", text: ((table && table.lines) || []).join("\n") }));
   }
+  const inferred = !layout;
   layout = layout || inferLayout(table);
   const root = el("div", { class: "table", "data-kind": table.kind });
-  root.append(el("p", { class: "headline", text: table.headline || "" }));
   const info = el("dl", { class: "info" });
   for (const item of layout.info || []) {
     const value = table[item.key];
@@ -227,19 +254,24 @@ export function drawTable(table, ctx, layout) {
     const shown = item.of && table[item.of] !== undefined ? `${value} of ${table[item.of]}` : String(value);
     append(info, [el("dt", { text: item.label }), el("dd", { text: item.format === "flag" ? (value ? "yes" : "no") : shown })]);
   }
-  root.append(info);
+  root.append(el("div", { class: "table-head" }, el("p", { class: "headline", text: table.headline || "" }), info));
   const seats = table.seats || [];
   const viewer = seats.find((s) => s.you);
   const others = el("div", { class: "seats others" }, seats.filter((s) => !s.you).map((s) => seatBox(s, table, ctx, layout)));
-  const center = el("div", { class: "center" });
+  const inDetails = [];
+  const places = { trick: el("div", { class: "middle" }), beside: el("div", { class: "beside" }), details: el("div", { class: "details" }) };
   for (const item of layout.center || []) {
     if (!(item.key in table)) continue;
     if (item.hideEmpty && (table[item.key] === null || (Array.isArray(table[item.key]) && !table[item.key].length))) continue;
-    center.append(el("section", { class: `area area-${item.type}`, "data-field": item.key },
+    const where = places[inferred ? "trick" : item.place || "details"];
+    if (where === places.details) inDetails.push(item.label.toLowerCase());
+    where.append(el("section", { class: `area area-${item.type}`, "data-field": item.key },
       el("h4", { text: item.label }), drawField(item, table, ctx)));
   }
-  root.append(others, center);
+  places.beside.prepend(latestBox(ctx.latest));
+  root.append(others, el("div", { class: "felt" }, places.trick, places.beside));
   if (viewer) root.append(el("div", { class: "seats mine" }, seatBox(viewer, table, ctx, layout)));
-  root.append(scoreTable(table, ctx, layout));
+  places.details.append(scoreTable(table, ctx, layout));
+  root.append(panel("details", `Table details: ${[...inDetails.slice(0, 3), "scores"].join(", ")}`, false, places.details));
   return root;
 }

@@ -3,7 +3,7 @@
 // are clickable, and a selection may be confirmed only when exactly one legal move has that
 // verb, the same cards and that target. A verb whose moves are each one card and nothing else
 // plays with one click; a word move ("no upgrade", "throw down") is one button.
-import { cardRow, el } from "./draw.js";
+import { cardRow, el, goalWords } from "./draw.js";
 
 function* subsets(cards, size, from = 0) {
   if (size === 0) { yield []; return; }
@@ -202,7 +202,23 @@ export class MoveBuilder {
     }
   }
 
+  // a redraw keeps the keyboard's place: the focused card or target keeps focus, a panel
+  // button its successor; a selection that makes a move puts focus on Confirm
   render() {
+    const active = document.activeElement;
+    const key = active && (active.dataset.key || (this.tableRoot.contains(active) ? active : null));
+    const wasReady = !!this.chosen();
+    this.draw();
+    const confirm = this.panel.querySelector("button.confirm:not(:disabled)");
+    if (confirm && !wasReady && key) confirm.focus();
+    else if (key instanceof Element && key.isConnected && key.getAttribute("tabindex") === "0") key.focus();
+    else if (typeof key === "string") {
+      const again = this.panel.querySelector(`[data-key="${CSS.escape(key)}"]`);
+      if (again && !again.disabled) again.focus();
+    }
+  }
+
+  draw() {
     const panel = this.panel;
     panel.replaceChildren();
     // reset every card and target of the table
@@ -211,7 +227,7 @@ export class MoveBuilder {
     panel.append(el("h3", { text: "Your move" }));
     if (this.verbs.length > 1) {
       panel.append(el("div", { class: "verbs", role: "group", "aria-label": "kind of move" },
-        this.verbs.map((v) => el("button", { type: "button", class: "verb", "data-verb": v, "aria-pressed": v === this.verb ? "true" : "false",
+        this.verbs.map((v) => el("button", { type: "button", class: "verb", "data-verb": v, "data-key": `verb-${v}`, "aria-pressed": v === this.verb ? "true" : "false",
           onclick: () => this.choose(v) }, v))));
     }
     if (this.verb) {
@@ -233,8 +249,8 @@ export class MoveBuilder {
       }
       if (missing.length) {
         panel.append(el("div", { class: "targets", role: "group", "aria-label": "target" }, missing.map((t) =>
-          el("button", { type: "button", class: "target", "data-target": t, "aria-pressed": t === this.target ? "true" : "false",
-            onclick: () => this.pickTarget(t) }, `on ${t}`))));
+          el("button", { type: "button", class: "target", "data-target": t, "data-key": `target-${t}`, "aria-pressed": t === this.target ? "true" : "false",
+            onclick: () => this.pickTarget(t) }, `on ${goalWords(t, this.tableRoot.__table)}`))));
       }
       const move = this.chosen();
       const hint = this.oneClick() ? `click a highlighted card to ${this.verb} it`
@@ -244,14 +260,15 @@ export class MoveBuilder {
         `${this.verb}: ${this.cards.length ? this.cards.join(" ") : "no cards chosen"}${this.target !== null ? ` on ${this.target}` : ""} — ${hint}`));
       if (!this.oneClick()) {
         panel.append(el("div", { class: "confirm-row" },
-          el("button", { type: "button", class: "confirm primary", disabled: !move, "aria-keyshortcuts": "Enter", onclick: () => this.confirm() },
+          el("button", { type: "button", class: "confirm primary", "data-key": "confirm", disabled: !move, "aria-keyshortcuts": "Enter", onclick: () => this.confirm() },
             move ? `Confirm: ${move.text}` : "Confirm"),
-          el("button", { type: "button", class: "clear", "aria-keyshortcuts": "Escape", onclick: () => this.clear() }, "Clear")));
+          el("button", { type: "button", class: "clear", "data-key": "clear", "aria-keyshortcuts": "Escape", onclick: () => this.clear() }, "Clear")));
       }
     }
     if (this.words.length) {
       panel.append(el("div", { class: "words", role: "group", "aria-label": "other moves" },
-        this.words.map((m) => el("button", { type: "button", class: "word-move", "data-action": m.id, onclick: () => this.play(m) }, m.text))));
+        this.words.map((m) => el("button", { type: "button", class: "word-move", "data-action": m.id, "data-key": `word-${m.id}`,
+          title: m.text, onclick: () => this.play(m) }, goalWords(m.text, this.tableRoot.__table)))));
     }
   }
 
