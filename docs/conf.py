@@ -17,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from cahoots_envs._version import __version__ 
+from cahoots_envs._version import __version__
 
 project = "cahoots-envs"
 author = "cahoots-envs contributors"
