@@ -255,8 +255,9 @@ def searched_positions(row: str, games: int, seed: int, candidate: str) -> list[
 
 def for_row(candidate: str, row: str) -> str:
     """``candidate`` with ``{game}`` replaced by the row's game (``search:zoo:{game}``: each
-    row's zoo network as the blueprint)."""
-    return candidate.replace("{game}", ROWS[row][0].split("-")[0])
+    row's zoo network as the blueprint) and ``{row}`` by the row's name (a file per row, e.g.
+    ``benchmarks/results/value_heads/{row}.safetensors``)."""
+    return candidate.replace("{game}", ROWS[row][0].split("-")[0]).replace("{row}", row)
 
 
 def lineup_name(candidate: str, row: str) -> str:

@@ -26,6 +26,6 @@ lock() {  # lock FILE EXTRAS: one fresh venv, the extras installed, frozen into 
   } > "constraints/$file.txt"
   echo "wrote constraints/$file.txt ($(grep -vc '^#' "constraints/$file.txt") pins)"
 }
-lock main "train,eval,dev,bench,fast,web,torchrl,render,video"
+lock main "train,eval,dev,bench,fast,web,torchrl,render,video,docs"
 lock rllib "rllib,dev"
 lock clients "clients,dev"

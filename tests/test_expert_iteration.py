@@ -129,6 +129,7 @@ def test_positions_are_the_networks_own_decisions_with_a_choice() -> None:
     ({"search": {"worlds": 0}}, "search: search setting worlds is a whole number"),
     ({"search": {"wolrds": 8}}, "unknown search setting 'wolrds'"),
     ({"beta": 0}, "beta must be a number > 0"),
+    ({"label_values": "biased"}, "label_values must be one of selection, unbiased"),
     ({"take": 1.5}, r"take must be in \(0, 1\]"),
     ({"max_moves": 1}, "max_moves must be >= 2"),
     ({"network": {"type": "transformer"}}, "network.type must be action_scoring"),
@@ -239,3 +240,44 @@ def test_an_action_scoring_network_with_computed_features_runs_end_to_end(
             **config["expert_iteration"], "network": bad}}))
         with pytest.raises(ConfigError, match=message):  # as the config loads: no run folder
             load_config(path)
+
+
+def test_labels_tilt_by_the_independent_worlds_values_with_label_values_unbiased() -> None:
+    """``label_values: unbiased``: every searched label carries values from independent
+    worlds, and the target tilts the network's distribution by those (``check_means``), not
+    by the values of the worlds that chose the move."""
+    import cahoots_envs
+    from cahoots_envs.training.config import TrainConfig
+    from cahoots_envs.training.expert_iteration import Positions, label
+
+    config = TrainConfig(env_id="kansas_city-v1", env_options={"num_players": 4, "hands": 1},
+                         n_envs=8)
+    spec = cahoots_envs.game_spec("kansas_city-v1")
+    options = spec.resolve_options({"num_players": 4, "hands": 1})
+    rng = np.random.default_rng(0)
+    size, actions = spec.layout(options).size, spec.rules.num_actions(options)
+    net = MLPPolicy([(rng.normal(0, 0.1, (16, size)), np.zeros(16)),
+                     (rng.normal(0, 0.1, (actions, 16)), np.zeros(actions))])
+    from tests.search_checks import record_game
+
+    games, _ = record_game("kansas_city-v1", options, 4)
+    picked = [g for g in games if not g.is_over and 2 <= len(g.legal_actions()) <= 12][5:11]
+    obs = np.zeros((len(picked), size), np.float32)
+    masks = np.zeros((len(picked), actions), np.int8)
+    for k, g in enumerate(picked):
+        g.encode(g.current_player, obs[k])
+        masks[k, g.legal_actions()] = 1
+    positions = Positions(picked, obs, masks, len(picked))
+    section = ExpertIterationConfig(label_values="unbiased", rollout="heuristic",
+                                    search={"worlds": 4, "max_worlds": 4})
+    got = label(config, section, net, positions, seed=1)
+    from cahoots_envs.search import label_positions
+
+    labels = label_positions("kansas_city-v1", options, picked, blueprint=net, seed=1,
+                             blueprint_name="network", rollout="heuristic", unbiased=True,
+                             engine="batched", worlds=4, max_worlds=4)
+    pi = masked_probs(net.logits(obs), masks)
+    want = [tilted_targets(pi[k], lab.legal, lab.check_means, section.beta)
+            for k, lab in enumerate(labels) if lab.searched]
+    assert len(want) >= 1
+    np.testing.assert_allclose(got.targets, np.array(want), atol=1e-6)

@@ -438,3 +438,38 @@ def test_label_noise_measures_the_first_searchs_moves_in_the_second_searchs_worl
     # so 1.7 standard errors: past 1, not past 2
     assert lines[1].startswith("|   gain > 1 SE | 1 | | | +0.500 | -0.100 |")
     assert lines[2].startswith("|   gain > 2 SE | 0 | | | — | — |")
+
+
+def test_label_noise_reports_both_label_modes() -> None:
+    """``benchmarks/label_noise.py``'s table: where the search moved off, the gain its own
+    worlds saw (selection mode) and the one independent worlds measured (unbiased mode), the
+    CPU of each mode and the gain per CPU-second each way."""
+    from cahoots_envs.search import Label
+
+    bench = _benchmark("label_noise")
+
+    def label(move: int, values: list[list[float]], check: list[list[float]],
+              searched: bool = True) -> Label:
+        v, c = np.array(values).reshape(-1, 3), np.array(check).reshape(-1, 3)
+        means = (lambda x: x.mean(axis=0) if len(x) else np.zeros(3))
+        return Label(0, [3, 5, 8], 5, move, searched, v, np.full(3, len(v)), means(v),
+                     np.zeros(3), "batched", c, means(c))
+
+    # position 0 moves to 8: +0.5 in its own worlds, -0.1 in the independent ones, which rank
+    # 5 first; position 1 stays; position 2 is not searched
+    labels = [label(8, [[0, 0, 1], [0, 0, 0], [1, 0, 1], [0, 0, 0]],
+                    [[0, 0.2, 0], [0, 0, 0], [0, 0.2, 0], [0, 0, 0]]),
+              label(5, [[0, 1, 0], [0, 1, 0]], [[0, 1, 0], [0, 1, 0]]),
+              label(5, [], [], searched=False)]
+    found = bench.summary(labels, 2.0, 0.5)
+    assert (found["searched"], found["moved"], found["agree"]) == (2, 1, 0)
+    assert found["gain_selection"] == [0.5, 0.5, 0.5]
+    assert found["gain_unbiased"] == pytest.approx([-0.1] * 3)
+    assert found["claimed_gain_per_cpu_s"] == 0.25
+    assert found["real_gain_per_cpu_s_selection"] == pytest.approx(-0.05)
+    assert found["real_gain_per_cpu_s_unbiased"] == pytest.approx(-0.04)
+    lines = bench.report_row("kansas_city", found)
+    assert lines[0] == ("| kansas_city | 2 | 50.0% | 0.0% | +0.500 | **-0.100** | 2.0 / 2.5 | "
+                        "0.25 | -0.05 / -0.04 |")
+    assert lines[1].startswith("|   gain > 1 SE | 1 | | | +0.500 | -0.100 |")
+    assert lines[2].startswith("|   gain > 2 SE | 0 | | | — | — |")

@@ -20,9 +20,20 @@ class Policy(Protocol):
 
 
 class BasePolicy:
-    """Convenience base: subclasses implement ``act`` (or ``act_batch``) and get the other."""
+    """Convenience base: subclasses implement ``act`` (or ``act_batch``) and get the other.
+    A policy that can also estimate the game's outcome for the seat of an observation (a network
+    with a value head) has ``has_values`` true and answers ``values(observations)``."""
 
     name = "policy"
+
+    @property
+    def has_values(self) -> bool:
+        return False
+
+    def values(self, observations: np.ndarray) -> np.ndarray:
+        """The expected outcome for the seat of each observation; this policy has none."""
+        raise ValueError(f"policy {self.name} has no value head: give search settings that "
+                         "need values a network saved with one (docs/search.md)")
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         return int(self.act_batch(observation[None], action_mask[None])[0])

@@ -4,6 +4,14 @@ It is the actor of an SB3 ``MaskableActorCriticPolicy`` with an ``MlpPolicy`` (f
 ``mlp_extractor.policy_net``, ``action_net``): ``from_sb3`` copies those weights, and acting here
 gives the same actions as ``model.predict(obs, action_masks=mask, deterministic=True)``.
 Numpy keeps inference free of torch and fast for batches of a few hundred rows.
+
+A network may also carry a **value head** (``ValueHead``): a small MLP from the network's
+features (its last hidden layer; an action-scoring network's trunk) or from the observation to
+one number, the expected outcome of the game for the seat whose observation it reads (for the
+cooperative game, the team's), on the scale of the env's ``reward_mode='win'`` outcome.
+``values(observations)`` gives it; a network without one says so (``has_values`` is False).
+Saved, its tensors are ``value.<i>.weight`` / ``value.<i>.bias`` beside the policy's and its
+shape is ``architecture["value_head"]``: optional, so files without one load as before.
 """
 
 from __future__ import annotations
@@ -37,7 +45,160 @@ def masked_choice(logits: np.ndarray, action_masks: np.ndarray, deterministic: b
     return logits.argmax(axis=-1).astype(np.int64)
 
 
-class MLPPolicy(BasePolicy):
+VALUE_PREFIX = "value."
+
+
+def read_layers(tensors: dict[str, np.ndarray], part: str,
+                sizes: list[int]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The layers ``<part>.<i>.weight`` / ``.bias`` of ``tensors`` mapping ``sizes[i]`` to
+    ``sizes[i + 1]`` entries; ``ValueError`` (one line) for one missing or misshapen."""
+    out = []
+    for i in range(len(sizes) - 1):
+        w, b = tensors.get(f"{part}.{i}.weight"), tensors.get(f"{part}.{i}.bias")
+        if w is None or b is None:
+            raise ValueError(f"tensor {part}.{i}.weight or .bias missing")
+        if w.shape != (sizes[i + 1], sizes[i]) or b.shape != (sizes[i + 1],):
+            raise ValueError(f"{part} layer {i}: weight {w.shape} / bias {b.shape} do not "
+                             f"match the declared sizes {sizes}")
+        out.append((w, b))
+    return out
+VALUE_INPUTS = ("features", "observation")
+
+
+class ValueHead:
+    """``value = W_k(act(... act(W_1 x + b_1)))[0]`` where ``x`` is the network's features
+    (``input="features"``) or the observation (``input="observation"``); ``weights`` as torch
+    stores them (``(out, in)``, ``(out,)``), the last layer with one output."""
+
+    def __init__(self, weights: list[tuple[np.ndarray, np.ndarray]], activation: str = "tanh",
+                 input: str = "features") -> None:
+        if activation not in ACTIVATIONS:
+            raise ValueError(f"value head activation {activation!r} unknown; known: "
+                             f"{', '.join(ACTIVATIONS)}")
+        if input not in VALUE_INPUTS:
+            raise ValueError(f"value head input {input!r} unknown; known: {', '.join(VALUE_INPUTS)}")
+        if not weights:
+            raise ValueError("a value head needs at least one layer")
+        for w, b in weights:
+            if w.ndim != 2 or b.shape != (w.shape[0],):
+                raise ValueError(f"bad value head layer: weight {w.shape}, bias {b.shape}")
+        for (w, _), (w2, _) in itertools.pairwise(weights):
+            if w.shape[0] != w2.shape[1]:
+                raise ValueError(f"value head layers do not chain: {w.shape} then {w2.shape}")
+        if weights[-1][0].shape[0] != 1:
+            raise ValueError(f"a value head ends in one output, not {weights[-1][0].shape[0]}")
+        self.layers = [(np.ascontiguousarray(w.T, np.float32), b.astype(np.float32))
+                       for w, b in weights]
+        self.activation = activation
+        self._act = ACTIVATIONS[activation]
+        self.input = input
+
+    @property
+    def input_size(self) -> int:
+        return int(self.layers[0][0].shape[0])
+
+    def architecture(self) -> dict[str, Any]:
+        sizes = [self.input_size] + [int(w.shape[1]) for w, _ in self.layers]
+        return {"layer_sizes": sizes, "activation": self.activation, "input": self.input}
+
+    def tensors(self) -> dict[str, np.ndarray]:
+        out = {}
+        for i, (wt, b) in enumerate(self.layers):
+            out[f"{VALUE_PREFIX}{i}.weight"] = np.ascontiguousarray(wt.T)
+            out[f"{VALUE_PREFIX}{i}.bias"] = b
+        return out
+
+    @classmethod
+    def from_tensors(cls, tensors: dict[str, np.ndarray], architecture: Any) -> ValueHead:
+        """The head ``architecture`` (``ValueHead.architecture()``) describes, from the
+        ``value.`` entries of ``tensors``; ``ValueError`` (one line) when they disagree."""
+        if not isinstance(architecture, dict) or "layer_sizes" not in architecture:
+            raise ValueError(f"value_head must be a record with layer_sizes, activation and "
+                             f"input, got {architecture!r}")
+        sizes = [int(x) for x in architecture["layer_sizes"]]
+        weights = read_layers(tensors, VALUE_PREFIX[:-1], sizes)
+        extra = {k for k in tensors if k.startswith(VALUE_PREFIX)} - {
+            f"{VALUE_PREFIX}{i}.{p}" for i in range(len(sizes) - 1) for p in ("weight", "bias")}
+        if extra:
+            raise ValueError(f"unexpected tensors {sorted(extra)}")
+        return cls(weights, str(architecture.get("activation", "tanh")),
+                   str(architecture.get("input", "features")))
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        last = len(self.layers) - 1
+        for i, (wt, b) in enumerate(self.layers):
+            x = x @ wt + b
+            if i < last:
+                x = self._act(x)
+        return np.asarray(x[:, 0], np.float32)
+
+
+class ValueOutput:
+    """What a network with an optional value head shares: ``values``, ``has_values``,
+    ``with_value_head``, and the head's part of the saved architecture and tensors. A class
+    using it defines ``features(observations)`` and ``input_size``."""
+
+    value_head: ValueHead | None = None
+    name: str
+
+    @property
+    def input_size(self) -> int:
+        raise NotImplementedError
+
+    def features(self, observations: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    @property
+    def has_values(self) -> bool:
+        return self.value_head is not None
+
+    def with_value_head(self, head: ValueHead | None) -> Any:
+        """Attach ``head`` (None removes it); ``ValueError`` when its input width does not fit
+        this network. Returns the network."""
+        if head is not None:
+            width = self.input_size if head.input == "observation" else \
+                int(self.features(np.zeros((1, self.input_size), np.float32)).shape[1])
+            if head.input_size != width:
+                raise ValueError(f"the value head reads {head.input_size} {head.input} entries; "
+                                 f"this network's {head.input} have {width}")
+        self.value_head = head
+        return self
+
+    def values(self, observations: np.ndarray) -> np.ndarray:
+        """The value head's estimate of the game's outcome for the seat of each observation
+        (``float32[len(observations)]``); ``ValueError`` for a network without one."""
+        head = self.value_head
+        if head is None:
+            raise ValueError(f"policy {self.name} has no value head: give search settings that "
+                             "need values a network saved with one (docs/search.md)")
+        x = np.asarray(observations, np.float32)
+        if x.ndim == 1:
+            x = x[None]
+        return head(x if head.input == "observation" else self.features(x))
+
+    def _value_architecture(self) -> dict[str, Any]:
+        return {} if self.value_head is None else {"value_head": self.value_head.architecture()}
+
+    def _value_tensors(self) -> dict[str, np.ndarray]:
+        return {} if self.value_head is None else self.value_head.tensors()
+
+
+def split_value(tensors: dict[str, np.ndarray], architecture: dict[str, Any],
+                ) -> tuple[dict[str, np.ndarray], ValueHead | None]:
+    """``tensors`` without the value head's, and the head ``architecture["value_head"]``
+    declares (None where it declares none; ``ValueError`` where value tensors come without
+    one)."""
+    rest = {k: v for k, v in tensors.items() if not k.startswith(VALUE_PREFIX)}
+    declared = architecture.get("value_head")
+    if declared is None:
+        if len(rest) != len(tensors):
+            raise ValueError(f"unexpected tensors {sorted(set(tensors) - set(rest))} (value "
+                             "tensors without a value_head in the architecture)")
+        return rest, None
+    return rest, ValueHead.from_tensors(tensors, declared)
+
+
+class MLPPolicy(ValueOutput, BasePolicy):
     """``logits = W_k(act(... act(W_1 x + b_1)))``; illegal actions masked out; argmax by default,
     or sampled from the masked softmax (``deterministic=False``, seeded)."""
 
@@ -76,20 +237,22 @@ class MLPPolicy(BasePolicy):
 
     def architecture(self) -> dict[str, Any]:
         sizes = [self.input_size] + [w.shape[1] for w, _ in self.layers]
-        return {"type": "mlp", "layer_sizes": sizes, "activation": self.activation}
+        return {"type": "mlp", "layer_sizes": sizes, "activation": self.activation,
+                **self._value_architecture()}
 
     def tensors(self) -> dict[str, np.ndarray]:
         out = {}
         for i, (wt, b) in enumerate(self.layers):
             out[f"layers.{i}.weight"] = np.ascontiguousarray(wt.T)
             out[f"layers.{i}.bias"] = b
-        return out
+        return {**out, **self._value_tensors()}
 
     @classmethod
     def from_tensors(
         cls, tensors: dict[str, np.ndarray], architecture: dict[str, Any], **kwargs: Any
     ) -> MLPPolicy:
         sizes = list(architecture["layer_sizes"])
+        tensors, value_head = split_value(tensors, architecture)
         weights = []
         for i in range(len(sizes) - 1):
             w, b = tensors[f"layers.{i}.weight"], tensors[f"layers.{i}.bias"]
@@ -102,7 +265,8 @@ class MLPPolicy(BasePolicy):
         extra = set(tensors) - {f"layers.{i}.{p}" for i in range(len(sizes) - 1) for p in ("weight", "bias")}
         if extra:
             raise ValueError(f"unexpected tensors {sorted(extra)}")
-        return cls(weights, architecture["activation"], **kwargs)
+        policy = cls(weights, architecture["activation"], **kwargs)
+        return policy.with_value_head(value_head)  # type: ignore[no-any-return]
 
     @classmethod
     def from_sb3(cls, policy: Any, **kwargs: Any) -> MLPPolicy:
@@ -130,6 +294,14 @@ class MLPPolicy(BasePolicy):
         self.layers = fresh.layers
 
     # ---- acting ---------------------------------------------------------------------------
+    def features(self, observations: np.ndarray) -> np.ndarray:
+        """The last hidden layer's activations (the observation for a network without hidden
+        layers): what a value head with ``input="features"`` reads."""
+        x = np.asarray(observations, np.float32)
+        for wt, b in self.layers[:-1]:
+            x = self._act(x @ wt + b)
+        return x
+
     def logits(self, observations: np.ndarray) -> np.ndarray:
         x = np.asarray(observations, np.float32)
         last = len(self.layers) - 1

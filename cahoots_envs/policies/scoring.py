@@ -42,7 +42,13 @@ import numpy as np
 
 from cahoots_envs.core.layout import Layout
 from cahoots_envs.core.policy import BasePolicy
-from cahoots_envs.policies.network import ACTIVATIONS, masked_choice
+from cahoots_envs.policies.network import (
+    ACTIVATIONS,
+    ValueOutput,
+    masked_choice,
+    read_layers,
+    split_value,
+)
 
 ARCHITECTURE_TYPE = "action_scoring"
 Layer = tuple[np.ndarray, np.ndarray]  # (weight (out, in), bias (out,)), as torch stores them
@@ -103,7 +109,7 @@ def _check_chain(layers: Sequence[Layer], what: str) -> None:
             raise ValueError(f"{what} layers {i} and {i + 1} do not chain: {w.shape} then {w2.shape}")
 
 
-class ActionScoringPolicy(BasePolicy):
+class ActionScoringPolicy(ValueOutput, BasePolicy):
     """Scores every action from the observation and the action's own features; illegal actions
     masked out; argmax by default, or sampled from the masked softmax (``deterministic=False``,
     seeded Gumbel-max)."""
@@ -199,6 +205,7 @@ class ActionScoringPolicy(BasePolicy):
             "action_segments": list(self.action_segments),
             "action_segment_offsets": list(self.offsets),
             **({} if self.computed is None else {"computed_features": dict(self.computed)}),
+            **self._value_architecture(),
         }
 
     def tensors(self) -> dict[str, np.ndarray]:
@@ -210,7 +217,7 @@ class ActionScoringPolicy(BasePolicy):
         if self.direct is not None:
             out["direct.weight"] = np.ascontiguousarray(self.direct[0].T)
             out["direct.bias"] = self.direct[1]
-        return out
+        return {**out, **self._value_tensors()}
 
     def check_layout(self, layout: Layout, num_actions: int) -> None:
         """``ValueError`` unless the action segments lie where ``layout`` puts them."""
@@ -243,24 +250,13 @@ class ActionScoringPolicy(BasePolicy):
                    if k not in architecture]
         if missing:
             raise ValueError(f"architecture lacks {', '.join(missing)}")
+        tensors, value_head = split_value(tensors, architecture)
         trunk_sizes = [int(s) for s in architecture["trunk_sizes"]]
         head_sizes = [int(s) for s in architecture["head_sizes"]]
         segments = list(architecture["action_segments"])
         emb_shape = (int(architecture["num_actions"]), int(architecture["embedding_size"]))
-
-        def layers(part: str, sizes: list[int]) -> list[Layer]:
-            out = []
-            for i in range(len(sizes) - 1):
-                w, b = tensors.get(f"{part}.{i}.weight"), tensors.get(f"{part}.{i}.bias")
-                if w is None or b is None:
-                    raise ValueError(f"tensor {part}.{i}.weight or .bias missing")
-                if w.shape != (sizes[i + 1], sizes[i]) or b.shape != (sizes[i + 1],):
-                    raise ValueError(f"{part} layer {i}: weight {w.shape} / bias {b.shape} do not "
-                                     f"match the declared sizes {sizes}")
-                out.append((w, b))
-            return out
-
-        trunk, head = layers("trunk", trunk_sizes), layers("head", head_sizes)
+        trunk = read_layers(tensors, "trunk", trunk_sizes)
+        head = read_layers(tensors, "head", head_sizes)
         embedding = tensors.get("embedding.weight")
         if embedding is None or embedding.shape != emb_shape:
             got = None if embedding is None else embedding.shape
@@ -281,10 +277,18 @@ class ActionScoringPolicy(BasePolicy):
         if computed is not None and not isinstance(computed, Mapping):
             raise ValueError(f"computed_features must be a record of {', '.join(COMPUTED_KEYS)}, "
                              f"got {computed!r}")
-        return cls(trunk, embedding, head, segments, architecture["action_segment_offsets"],
-                   architecture["activation"], direct=direct, computed=computed, **kwargs)
+        policy = cls(trunk, embedding, head, segments, architecture["action_segment_offsets"],
+                     architecture["activation"], direct=direct, computed=computed, **kwargs)
+        return policy.with_value_head(value_head)  # type: ignore[no-any-return]
 
     # ---- acting ---------------------------------------------------------------------------
+    def features(self, observations: np.ndarray) -> np.ndarray:
+        """The trunk's output: what a value head with ``input="features"`` reads."""
+        h = np.asarray(observations, np.float32)
+        for wt, b in self.trunk:
+            h = self._act(h @ wt + b)
+        return h
+
     def logits(self, observations: np.ndarray, action_masks: np.ndarray | None = None) -> np.ndarray:
         """One score per action, shape (batch, num_actions): every action's, or with
         ``action_masks`` only the legal ones' (the head runs on the legal (row, action) pairs

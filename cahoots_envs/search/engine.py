@@ -30,7 +30,10 @@ it for the chunks of several decisions (``Job``s, from any games) in one batch (
    engine has a compiled twin of the policy (``play_out``), else in lockstep, ``act_batch``
    deciding every row still going at once (one compiled call for a heuristic bot that has one,
    one forward pass for a network; a row with one legal move takes it without asking).
-4. **Values.** A row whose game ended scores its final reward (the engine plays
+4. **Values.** With value leaves (``leaf``: the search's setting), a row that reaches its
+   seat's ``leaf``-th turn after its candidate move stops there and scores the ``valuer``'s
+   ``values`` of the seat's observation (rows roll out in lockstep then). A row whose game
+   ended scores its final reward (the engine plays
    ``reward_mode='win'``, whose last reward is ``outcome()``; a float32, so equal to the
    reference value to about 1e-7); a row whose hand ended scores the world sampler's ``value``
    there (``boundary_values``: from the engine's arrays in a kernel, or ``value`` on
@@ -146,7 +149,8 @@ class EngineRollouts:
     ``sampler.value`` (the game's world sampler). Engines are built on first use and kept (a
     loader per world count, a rollout engine per power-of-two size)."""
 
-    def __init__(self, spec: GameSpec, options: Mapping[str, Any], sampler: Any) -> None:
+    def __init__(self, spec: GameSpec, options: Mapping[str, Any], sampler: Any, *,
+                 leaf: int = 0, valuer: Any = None) -> None:
         from cahoots_envs.vector.engine import engine_class
 
         options = rollout_options(sampler, options)
@@ -156,6 +160,12 @@ class EngineRollouts:
         self.spec = spec
         self.options = win_options(options)
         self.sampler = sampler
+        # value leaves (the search's ``leaf`` setting): a row stops at its seat's leaf-th turn
+        # after its candidate move, scored by ``valuer.values`` on the seat's observation there
+        self.leaf = int(leaf)
+        self.valuer = valuer
+        if self.leaf and not callable(getattr(valuer, "values", None)):
+            raise ValueError("value leaves need a policy with values(observations)")
         self._actions = getattr(sampler, "engine_actions", None)  # a world's replayed actions
         self.cls = engine_class(spec)
         self._loaders: dict[int, BatchedEngine] = {}
@@ -319,11 +329,13 @@ class EngineRollouts:
         value = self.sampler.value
         start = engine.hands_dealt()[:rows].copy()
         starts = _Starts(worlds, source)  # a world's game only where asked for (boundaries)
-        played = engine.play_out(policy, actions[:rows], seat, value, starts)  # None: lockstep
+        played = None if self.leaf else \
+            engine.play_out(policy, actions[:rows], seat, value, starts)  # None: lockstep
         if played is None and lazy:
             engine.copy_observations(loader, source)
         out = np.zeros(rows) if played is None else played
         live = np.full(rows, played is None, np.bool_)
+        turns = np.zeros(rows, np.int64)  # the seat's turns since its candidate move
         while live.any():
             engine.step(actions)
             over = np.flatnonzero(live & engine.done[:rows])
@@ -334,6 +346,13 @@ class EngineRollouts:
                 out[ended] = engine.boundary_values(ended, seat[ended],
                                                     _Starts(worlds, source[ended]), value)
             live[ended] = False
+            if self.leaf:
+                at_seat = live & (engine.to_move[:rows] == seat)
+                turns += at_seat
+                leaves = np.flatnonzero(at_seat & (turns >= self.leaf))
+                if leaves.size:
+                    out[leaves] = self.valuer.values(engine.obs[leaves])
+                    live[leaves] = False
             going = np.flatnonzero(live)
             if not going.size:
                 break

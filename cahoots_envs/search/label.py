@@ -15,6 +15,16 @@ ones ``SearchPolicy._search`` computes with that seed (tests/test_labelling.py),
 the rollout policy breaks no ties at random (the Kansas City and Texas Euchre heuristics, any
 deterministic network); a policy that breaks ties with its generator draws it per batch here.
 
+**Unbiased values** (``unbiased=True``, or ``measure_labels`` on labels already made): a
+search that picks the best-looking of many moves in a few worlds and reports that move's gain
+overstates it (the winner's curse: it picked the move whose worlds flattered it). Each searched
+position is then measured again in as many worlds as its search drew, new ones drawn
+independently of those (decision seed ``check_seed(seed, p)``), every candidate meeting every
+new world: ``check_values``/``check_means``. Those worlds chose nothing, so the chosen move's
+gain over the blueprint's measured there (``Label.gain(unbiased=True)``) is an unbiased estimate
+of its real gain (tests/test_unbiased_labels.py shows both on a position with known values),
+at twice the rollouts.
+
 Every position with 2..``max_candidates`` legal moves is searched (``search_all``: the game's
 ``worth_searching`` is not asked); the others are labelled with the blueprint's move alone.
 ``time_limit`` does not apply (the budget is in work units). The rollouts run where a search
@@ -53,7 +63,9 @@ class Label:
     - ``shares[i]``: the searched move distribution: the share of the worlds in which
       ``legal[i]`` has the highest value (moves tied for it split the world); where not
       searched, 1 on the blueprint's move;
-    - ``path``: where the rollouts ran, ``"batched"`` (the engine) or ``"reference"``.
+    - ``path``: where the rollouts ran, ``"batched"`` (the engine) or ``"reference"``;
+    - ``check_values[world, i]`` / ``check_means[i]``: the same in independent worlds, which
+      chose nothing (unbiased values; no rows / zeros where not measured, ``measure_labels``).
     """
 
     seat: int
@@ -66,11 +78,38 @@ class Label:
     means: np.ndarray
     shares: np.ndarray
     path: str
+    check_values: np.ndarray | None = None
+    check_means: np.ndarray | None = None
+
+    @property
+    def checked(self) -> bool:
+        """Whether the label's moves were measured in independent worlds too."""
+        return self.check_values is not None and len(self.check_values) > 0
+
+    def gain(self, unbiased: bool = False) -> float:
+        """The mean gain of the label's ``move`` over the blueprint's: in the worlds that chose
+        it (``unbiased=False``: overstated where the search moved off), or in the independent
+        worlds (``ValueError`` where the label was not measured there). 0 where not searched."""
+        if not self.searched:
+            return 0.0
+        i, b = self.legal.index(self.move), self.legal.index(self.blueprint_move)
+        if not unbiased:
+            return float(self.means[i] - self.means[b])
+        if not self.checked or self.check_means is None:
+            raise ValueError("this label has no values from independent worlds: label with "
+                             "unbiased=True, or measure_labels(...)")
+        return float(self.check_means[i] - self.check_means[b])
 
 
 def position_seed(seed: int, p: int) -> int:
     """The decision seed of position ``p`` of a labelling run seeded ``seed``."""
     return int(np.random.default_rng([seed, p, 3]).integers(2**62))
+
+
+def check_seed(seed: int, p: int) -> int:
+    """The decision seed of position ``p``'s independent worlds (``measure_labels``): its own
+    stream, apart from ``position_seed``'s."""
+    return int(np.random.default_rng([seed, p, 5]).integers(2**62))
 
 
 def best_shares(values: np.ndarray) -> np.ndarray:
@@ -97,26 +136,37 @@ def as_game(spec: Any, options: Mapping[str, Any], position: Any) -> Game:
     return game
 
 
-def label_positions(env_id: str, options: Mapping[str, Any] | None, positions: Sequence[Any],
-                    blueprint: Any = None, seed: int = 0, *, blueprint_name: str | None = None,
-                    **knobs: Any) -> list[Label]:
-    """Search ``positions`` (reference games, or ``(deals, actions)`` histories, the seat to
-    move searching) of ``env_id`` with ``options`` together on the batched engine (or one at a
-    time on the reference game, where a search bot with these knobs rolls out there), over
-    ``blueprint`` (a loaded policy; None: the game's rule-based bot) with the search ``knobs``
-    (``SearchPolicy``'s; ``search_all`` and ``time_limit`` do not apply); one ``Label`` per
-    position, in order (see the module docstring)."""
+def _labeller(env_id: str, options: Mapping[str, Any] | None, positions: Sequence[Any],
+              blueprint: Any, seed: int, blueprint_name: str | None,
+              knobs: Mapping[str, Any]) -> tuple[SearchPolicy, list[Infoset]]:
+    """The search bot that labels with ``knobs`` (no time limit), and each position's
+    information set (the seat to move)."""
     bot = SearchPolicy(env_id, options, blueprint=blueprint, seed=seed,
                        blueprint_name=blueprint_name, **knobs)
-    engine = bot._engine_rollouts()  # the path a search bot with these knobs takes
-    s = bot.settings
-    s["time_limit"] = None  # labels are counted in work units
+    bot._engine_rollouts()  # the path a search bot with these knobs takes
+    bot.settings["time_limit"] = None  # labels are counted in work units
     infosets = []
     for position in positions:
         game = as_game(bot.spec, bot.options, position)
         if game.is_over:
             raise ValueError("a position to label is a game still going, got one that is over")
         infosets.append(Infoset(game, game.current_player, bot.spec, bot.options))
+    return bot, infosets
+
+
+def label_positions(env_id: str, options: Mapping[str, Any] | None, positions: Sequence[Any],
+                    blueprint: Any = None, seed: int = 0, *, blueprint_name: str | None = None,
+                    unbiased: bool = False, **knobs: Any) -> list[Label]:
+    """Search ``positions`` (reference games, or ``(deals, actions)`` histories, the seat to
+    move searching) of ``env_id`` with ``options`` together on the batched engine (or one at a
+    time on the reference game, where a search bot with these knobs rolls out there), over
+    ``blueprint`` (a loaded policy; None: the game's rule-based bot) with the search ``knobs``
+    (``SearchPolicy``'s; ``search_all`` and ``time_limit`` do not apply); one ``Label`` per
+    position, in order (see the module docstring). ``unbiased``: each searched label measured
+    again in independent worlds (``measure_labels``)."""
+    bot, infosets = _labeller(env_id, options, positions, blueprint, seed, blueprint_name, knobs)
+    engine = bot._engine_rollouts()
+    s = bot.settings
     if not infosets:
         return []
     obs = np.stack([info.observation for info in infosets])
@@ -139,8 +189,68 @@ def label_positions(env_id: str, options: Mapping[str, Any] | None, positions: S
             for search in searches:
                 if search is not None:
                     _alone(bot, search)
-    return [_label(info, move, search, bot.path)
-            for info, move, search in zip(infosets, moves, searches)]
+    labels = [as_label(info, move, search, bot.path)
+              for info, move, search in zip(infosets, moves, searches)]
+    if unbiased:
+        _measure(bot, infosets, labels, seed)
+    return labels
+
+
+def measure_labels(env_id: str, options: Mapping[str, Any] | None, positions: Sequence[Any],
+                   labels: Sequence[Label], blueprint: Any = None, seed: int = 0, *,
+                   blueprint_name: str | None = None, **knobs: Any) -> list[Label]:
+    """``labels`` (of ``positions``, made by ``label_positions`` with the same arguments) with
+    each searched one's candidates measured in as many independent worlds as its search drew
+    (``check_values``, ``check_means``: module docstring); the same objects, filled in."""
+    if len(labels) != len(positions):
+        raise ValueError(f"measure_labels takes one label per position, got {len(labels)} "
+                         f"labels for {len(positions)} positions")
+    bot, infosets = _labeller(env_id, options, positions, blueprint, seed, blueprint_name, knobs)
+    _measure(bot, infosets, list(labels), seed)
+    return list(labels)
+
+
+def independent_searches(infosets: Sequence[Infoset], labels: Sequence[Label],
+                         seed: int) -> list[tuple[Label, PositionSearch]]:
+    """Per searched label (of position ``p``, at ``infosets[p]``), a search of its candidates
+    in as many worlds as it drew, no more and no fewer, from the independent stream
+    ``check_seed(seed, p)``; ``fill_checks`` stores their values once run."""
+    checks = []
+    for p, (info, label) in enumerate(zip(infosets, labels)):
+        if label.searched:
+            n = len(label.values)
+            checks.append((label, PositionSearch(info, label.blueprint_move, check_seed(seed, p),
+                                                 n, n, label.legal)))
+    return checks
+
+
+def fill_checks(checks: Sequence[tuple[Label, PositionSearch]]) -> None:
+    """Each label's ``check_values``/``check_means`` from its independent search, run."""
+    for label, search in checks:
+        label.check_values = np.concatenate(search.values)
+        label.check_means = label.check_values.mean(axis=0)
+
+
+def _measure(bot: SearchPolicy, infosets: list[Infoset], labels: list[Label], seed: int) -> None:
+    """Each searched label's candidates in independent worlds (``measure_labels``)."""
+    checks = independent_searches(infosets, labels, seed)
+    engine = bot._engine_rollouts()
+    with bot._compile_watch():
+        if engine is not None and bot.settings["belief"] == 0:
+            run_searches(engine, [x for _, x in checks], bot._roller, bot.settings["gate"],
+                         check_seed(seed, len(labels)))
+        else:
+            s = bot.settings
+            saved = dict(s)
+            try:
+                for _, search in checks:  # exactly the worlds drawn, no adaptive stop
+                    s.update(worlds=search.most, max_worlds=search.most,
+                             max_rollouts=search.most * len(search.legal))
+                    _alone(bot, search)
+            finally:
+                s.clear()
+                s.update(saved)
+    fill_checks(checks)
 
 
 def _alone(bot: SearchPolicy, search: PositionSearch) -> None:
@@ -157,14 +267,17 @@ def _alone(bot: SearchPolicy, search: PositionSearch) -> None:
     search.done = True
 
 
-def _label(info: Infoset, move: int, search: PositionSearch | None, path: str) -> Label:
+def as_label(info: Infoset, move: int, search: PositionSearch | None, path: str) -> Label:
+    """The label of the position at ``info`` whose blueprint move is ``move``: ``search``'s
+    verdict once it has run (None: not searched), its rollouts run on ``path``."""
     legal = info.legal
     m = len(legal)
     if search is None:
         shares = np.zeros(m)
         shares[legal.index(move)] = 1.0
         return Label(info.seat, legal, move, move, False, np.zeros((0, m)),
-                     np.zeros(m, np.int64), np.zeros(m), shares, path)
+                     np.zeros(m, np.int64), np.zeros(m), shares, path, np.zeros((0, m)),
+                     np.zeros(m))
     values = np.concatenate(search.values)
     chosen = legal[search.best] if search.confident else move
     return Label(info.seat, legal, move, chosen, True, values,

@@ -36,6 +36,12 @@ Knobs (``SearchPolicy(..., **knobs)``, or in a spec: ``search@worlds=16,gate=2.5
 - ``rollout``: who plays the rollouts: ``"blueprint"`` (default; the heuristic blueprint uses the
   game's fast state-based bot, which makes the same choices) or ``"heuristic"`` (the fast bot even
   under a network blueprint: cheaper)
+- ``leaf``: value leaves: a rollout stops at the searching seat's ``leaf``-th turn after its
+  candidate move and is scored by the blueprint's value head (``values``: the expected outcome
+  for the seat of that observation) instead of being played to the end of the hand; a rollout
+  whose hand (or game) ends first is scored as without it (default 0: every rollout plays to the
+  end of the hand). Needs a blueprint network saved with a value head; its rollouts play in
+  lockstep (one ``act_batch`` a ply) on the engine, not in a compiled ``play_out``
 - ``engine``: where the rollouts run: ``"auto"`` (default: the batched engine where the game and
   its options have one and numba is installed, else the reference game; a heuristic blueprint
   that measured faster on the reference game, the world sampler's ``HEURISTIC_BATCHED = False``,
@@ -105,11 +111,12 @@ GENERIC_DEFAULTS: dict[str, Any] = {
     "rollout": "blueprint",
     "engine": "auto",
     "belief": 0.0,
+    "leaf": 0,
 }
 KNOB_TYPES: dict[str, type] = {
     "worlds": int, "max_worlds": int, "max_rollouts": int, "max_candidates": int,
     "gate": float, "search_all": bool, "narrow": bool, "time_limit": float, "rollout": str,
-    "engine": str, "belief": float,
+    "engine": str, "belief": float, "leaf": int,
 }
 ROLLOUT_CHOICES = ("blueprint", "heuristic")
 ENGINE_CHOICES = ("auto", "batched", "reference")
@@ -118,7 +125,8 @@ CHOICES: dict[str, tuple[str, ...]] = {"rollout": ROLLOUT_CHOICES, "engine": ENG
 MAX_WORLDS = 10_000
 MAX_ROLLOUTS = 100_000
 KNOB_MAX: dict[str, int] = {"worlds": MAX_WORLDS, "max_worlds": MAX_WORLDS,
-                            "max_rollouts": MAX_ROLLOUTS}
+                            "max_rollouts": MAX_ROLLOUTS, "leaf": 1000}
+KNOB_MIN: dict[str, int] = {"leaf": 0}  # whole-number settings that may be 0 (off)
 
 
 def check_knobs(knobs: Mapping[str, Any]) -> dict[str, Any]:
@@ -136,10 +144,11 @@ def check_knobs(knobs: Mapping[str, Any]) -> dict[str, Any]:
                 raise ValueError(f"search setting {name} is true or false, got {value!r}")
             out[name] = bool(value)
         elif kind is int:
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1 \
-                    or value > KNOB_MAX.get(name, value):
+            least = KNOB_MIN.get(name, 1)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or \
+                    value < least or value > KNOB_MAX.get(name, value):
                 most = f" and <= {KNOB_MAX[name]}" if name in KNOB_MAX else ""
-                raise ValueError(f"search setting {name} is a whole number >= 1{most}, "
+                raise ValueError(f"search setting {name} is a whole number >= {least}{most}, "
                                  f"got {value!r}")
             out[name] = int(value)
         elif kind is float:
@@ -234,6 +243,10 @@ class SearchPolicy(BasePolicy):
             self._engine_rollouts()  # says now why it cannot
         if self.settings["belief"] > 0:
             self._check_belief()
+        if self.settings["leaf"] > 0 and not getattr(self.blueprint, "has_values", False):
+            raise ValueError(f"search setting leaf needs a blueprint network with a value head "
+                             f"(values(observations)), got {self.blueprint_spec}; use leaf=0, "
+                             f"or a network saved with one (docs/search.md)")
         self._watch_compile = True  # until a search has run: its kernels may compile
         # set by whoever runs the bot (a server whose game was deleted): an object with
         # ``is_set()`` (``threading.Event``); once set, a search stops at its next clock read,
@@ -275,7 +288,9 @@ class SearchPolicy(BasePolicy):
                 # world loading dominates), the game's search module says so
                 problem = "its heuristic blueprint searches faster on the reference game"
             if problem is None:
-                self._engine = EngineRollouts(self.spec, self.options, self.sampler)
+                self._engine = EngineRollouts(self.spec, self.options, self.sampler,
+                                              leaf=self.settings["leaf"],
+                                              valuer=self.blueprint)
                 self.path = "batched"
             elif self.settings["engine"] == "batched":
                 raise ValueError(f"search setting engine='batched' cannot be used for "
@@ -608,6 +623,9 @@ class SearchPolicy(BasePolicy):
         hands = len(game.deals)
         game.apply(action)
         fast = self.fast
+        leaf = self.settings["leaf"]
+        if leaf:
+            return self._leaf_rollout(game, seat, hands, leaf, bots)
         if fast is not None:
             fast.rng = bots
             while not game.is_over and len(game.deals) == hands:
@@ -629,4 +647,39 @@ class SearchPolicy(BasePolicy):
             finally:
                 if isinstance(saved, np.random.Generator):
                     policy.rng = saved
+        return float(self.sampler.value(game, seat))
+
+    def _leaf_rollout(self, game: Any, seat: int, hands: int, leaf: int,
+                      bots: np.random.Generator) -> float:
+        """``_rollout`` under the ``leaf`` setting, from ``game`` after the candidate move: the
+        roller plays on until ``seat``'s ``leaf``-th turn, scored there by the blueprint's value
+        head on the seat's observation, or to the end of the hand (or game) where that comes
+        first, scored as without leaves."""
+        obs = np.zeros(self.size, np.float32)
+        mask = np.zeros(self.spec.rules.num_actions(self.options), np.int8)
+        fast, policy = self.fast, self.blueprint
+        saved = getattr(policy, "rng", None)
+        if fast is not None:
+            fast.rng = bots
+        elif isinstance(saved, np.random.Generator):
+            policy.rng = bots
+        turns = 0
+        try:
+            while not game.is_over and len(game.deals) == hands:
+                mover = game.current_player
+                turns += mover == seat
+                if mover == seat and turns >= leaf or fast is None:
+                    obs[:] = 0
+                    game.encode(mover, obs)
+                if mover == seat and turns >= leaf:
+                    return float(self.blueprint.values(obs[None])[0])
+                if fast is not None:
+                    game.apply(fast.act_state(game))
+                    continue
+                mask[:] = 0
+                mask[game.legal_actions()] = 1
+                game.apply(int(policy.act(obs, mask)))
+        finally:
+            if fast is None and isinstance(saved, np.random.Generator):
+                policy.rng = saved
         return float(self.sampler.value(game, seat))

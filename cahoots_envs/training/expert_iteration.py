@@ -79,6 +79,7 @@ from cahoots_envs.vector import make as make_vector
 DESCRIPTION = "expert iteration (search over the network labels its own positions)"
 SECTION = "expert_iteration"
 ROLLOUTS = ("blueprint", "heuristic")
+LABEL_VALUES = ("selection", "unbiased")
 
 
 @dataclass
@@ -100,6 +101,10 @@ class ExpertIterationConfig:
     search: dict[str, Any] = field(default_factory=lambda: {"worlds": 8, "max_worlds": 16})
     rollout: str = "blueprint"  # who plays the rollouts: the network, or the game's heuristic
     beta: float = 0.05  # the target's temperature, in value units
+    # the values Q the target tilts by: "selection" (the labelling search's own worlds, which
+    # chose the move and so flatter it) or "unbiased" (every candidate measured again in as
+    # many independent worlds, label_positions(unbiased=True): twice the rollouts)
+    label_values: str = "selection"
     window: int = 2  # iterations of labels the network is fitted to
     epochs: int = 4
     batch_size: int = 256
@@ -123,6 +128,9 @@ class ExpertIterationConfig:
             problems.append(f"rollout must be one of {', '.join(ROLLOUTS)}, got {self.rollout!r}")
         if not (math.isfinite(self.beta) and self.beta > 0):
             problems.append(f"beta must be a number > 0, got {self.beta}")
+        if self.label_values not in LABEL_VALUES:
+            problems.append(f"label_values must be one of {', '.join(LABEL_VALUES)}, got "
+                            f"{self.label_values!r}")
         for name in ("window", "epochs", "batch_size"):
             if getattr(self, name) < 1:
                 problems.append(f"{name} must be >= 1, got {getattr(self, name)}")
@@ -310,9 +318,10 @@ def tilted_targets(pi_old: np.ndarray, legal: list[int], means: np.ndarray, beta
 
 def label(config: TrainConfig, section: ExpertIterationConfig, actor: Any,
           positions: Positions, seed: int) -> Labelled:
+    unbiased = section.label_values == "unbiased"
     labels = label_positions(config.env_id, config.game_options(), positions.games,
                              blueprint=actor, seed=seed, blueprint_name="network",
-                             rollout=section.rollout,
+                             rollout=section.rollout, unbiased=unbiased,
                              engine="batched", **section.search)
     pi = masked_probs(actor.logits(positions.obs), positions.masks)
     keep, targets, changed, gains = [], [], 0, []
@@ -320,9 +329,10 @@ def label(config: TrainConfig, section: ExpertIterationConfig, actor: Any,
         if not lab.searched:
             continue
         keep.append(k)
-        targets.append(tilted_targets(pi[k], lab.legal, lab.means, section.beta))
+        q = lab.check_means if unbiased and lab.check_means is not None else lab.means
+        targets.append(tilted_targets(pi[k], lab.legal, q, section.beta))
         changed += lab.move != lab.blueprint_move
-        gains.append(float(lab.means.max() - lab.means[lab.legal.index(lab.blueprint_move)]))
+        gains.append(float(q.max() - q[lab.legal.index(lab.blueprint_move)]))
     idx = np.array(keep, np.int64)
     return Labelled(positions.obs[idx], positions.masks[idx],
                     np.array(targets, np.float32).reshape(len(idx), positions.masks.shape[1]),
