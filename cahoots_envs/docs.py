@@ -7,7 +7,8 @@ index table sit between marker comments and are generated here from the game's `
 ``observation`` rows of the header table between ``<!-- spaces -->`` markers (the action count
 and observation size for every player count; the header's other rows are the page's own).
 A game that declares a global state (``state_layout``) also gets its state index table between
-``<!-- state-table -->`` markers. ``docs/<game>.md`` is a copy of the docstring for the README to link to. Run ``python -m cahoots_envs.docs`` after changing options or a layout; the test suite
+``<!-- state-table -->`` markers, and the paragraph above it that says what the state is (one text for
+every game, ``STATE_INTRO``) between ``<!-- state-intro -->`` markers. ``docs/<game>.md`` is a copy of the docstring for the README to link to. Run ``python -m cahoots_envs.docs`` after changing options or a layout; the test suite
 fails while a table is stale.
 """
 
@@ -87,6 +88,28 @@ def fill_spaces(spec: GameSpec, block: str) -> str:
     return "\n".join(lines)
 
 
+STATE_INTRO = """\
+`env.state()` (the parallel env's `state()` too) returns one float32 vector, `env.state_space`,
+for centralised critics: every seat's private facts (its hand above all) in one row per
+absolute seat, and every public fact once, with per-seat rows in absolute seat order (as seat 0
+sees them: in the meanings below "you" is seat 0 for public rows, and the row's own seat for
+private rows). It is built from the observations, so it holds everything any seat sees and
+nothing no seat sees: never the order of future chance events. `env.state_layout.
+observation_from_state(state, seat)` rebuilds any seat's observation from it (the test suite
+checks this on random games of every player count and variant). Its layout is declared in
+`{path}`; the table is for the default options."""
+
+
+def state_intro(spec: GameSpec) -> str:
+    """The doc page's paragraph on the global state, naming the module that declares it."""
+    import inspect
+
+    module = Path(inspect.getfile(spec.state_layout)).resolve()  # type: ignore[arg-type]
+    path = (module.relative_to(ROOT.parent).as_posix() if module.is_relative_to(ROOT.parent)
+            else module.name)  # a game installed elsewhere: the file's name
+    return STATE_INTRO.format(path=path)
+
+
 def tables(spec: GameSpec) -> dict[str, str]:
     options = spec.resolve_options({})
     out = {
@@ -96,6 +119,7 @@ def tables(spec: GameSpec) -> dict[str, str]:
     if spec.has("state_layout"):
         out["state-table"] = state_layout(spec.state_layout, spec.layout(options),
                                           options).markdown_table()
+        out["state-intro"] = state_intro(spec)
     return out
 
 

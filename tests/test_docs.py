@@ -27,6 +27,11 @@ def test_readme_has_the_two_commands_and_ci_runs_the_test_command() -> None:
     assert "test-command" in ci
 
 
+def test_the_readme_reads_in_two_minutes() -> None:
+    """At most 200 lines; the detail lives on the pages it links to."""
+    assert len(README.splitlines()) <= 200
+
+
 def test_readme_links_every_doc_page() -> None:
     for link in re.findall(r"\(docs/(\w+)\.md\)", README):
         assert (ROOT / "docs" / f"{link}.md").exists(), link
@@ -73,3 +78,57 @@ def test_the_doc_generator_refuses_an_unknown_game_in_one_line(capsys) -> None:
     assert done.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1].startswith("python -m cahoots_envs.docs: error: unknown env 'no_such_game'")
+
+
+def _tables():
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location("doc_tables", ROOT / "docs" / "tables.py")
+    assert spec and spec.loader
+    tables = importlib.util.module_from_spec(spec)
+    sys.modules["doc_tables"] = tables  # dataclasses look their module up there
+    spec.loader.exec_module(tables)
+    return tables
+
+
+def test_every_generated_table_is_what_its_generator_makes_from_the_results_files() -> None:
+    """docs/tables.py regenerates each ``<!-- table: NAME -->`` block from the results files."""
+    tables = _tables()
+    stale = []
+    for page in tables.pages():
+        _, changed = tables.fill(page.read_text(), page)
+        stale += [f"{page.relative_to(ROOT)}: {name}" for name in changed]
+    assert not stale, f"stale tables {stale}; regenerate with: python docs/tables.py"
+    readme_blocks = tables.BLOCK.findall(README)
+    assert [b[1] for b in readme_blocks] == ["headline"], "the README's one table of figures"
+
+
+def test_the_table_check_fails_on_a_block_that_differs_and_names_it(tmp_path, capsys) -> None:
+    tables = _tables()
+    current = tables.GENERATORS["zoo-strength"]()
+    page = tmp_path / "page.md"
+    page.write_text(f"# A page\n\n<!-- table: zoo-strength -->\n{current}\n<!-- /table -->\n")
+    assert tables.main(["--check", str(page)]) == 0
+    page.write_text(page.read_text().replace("0.531", "0.631"))
+    assert tables.main(["--check", str(page)]) == 1
+    assert f"stale: {page}: zoo-strength" in capsys.readouterr().out
+    assert tables.main([str(page)]) == 0  # regenerates it
+    assert tables.main(["--check", str(page)]) == 0 and "0.531" in page.read_text()
+
+
+def test_an_unknown_table_name_is_one_line(tmp_path) -> None:
+    tables = _tables()
+    page = tmp_path / "page.md"
+    page.write_text("<!-- table: no-such-table -->\n<!-- /table -->\n")
+    with pytest.raises(SystemExit, match="unknown table 'no-such-table' \\(known: zoo-strength"):
+        tables.main(["--check", str(page)])
+
+
+def test_the_global_state_paragraph_is_one_text_on_every_game_page() -> None:
+    from cahoots_envs.docs import STATE_INTRO
+
+    for game in ("kansas_city", "texas_euchre", "cahoots_tricks", "cahoots_coop"):
+        text = (ROOT / "docs" / f"{game}.md").read_text()
+        intro = STATE_INTRO.format(path=f"cahoots_envs/games/{game}/state.py")
+        assert f"<!-- state-intro -->\n{intro}\n<!-- /state-intro -->" in text, game

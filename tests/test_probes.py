@@ -1,6 +1,6 @@
 """The fuzzers in ``tests/probes/``: ``probe_env_input.py`` (bad input to every env, whose
 table is docs/reliability.md's), ``probe_logs.py`` (tampered game logs through ``cahoots
-replay``, bounded input and signals: docs/cli.md's Reliability section) and ``probe_web.py``
+replay``, bounded input and signals: docs/reliability.md) and ``probe_web.py``
 (random and malformed requests to the browser view's server: docs/reliability.md).
 
 The default suite runs each on a tiny size in this process, so that they keep working as the
@@ -55,7 +55,7 @@ def test_probe_web_on_a_tiny_size(capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("command", [
     ["probe_env_input.py", "--games", "5", "--markdown"],  # docs/reliability.md's table
-    ["probe_logs.py"],  # docs/cli.md's Reliability section
+    ["probe_logs.py"],  # docs/reliability.md
     ["probe_web.py"],  # docs/reliability.md's browser-view section
 ], ids=["probe_env_input", "probe_logs", "probe_web"])
 def test_probe_finds_nothing_at_the_size_the_docs_quote(command: list[str]) -> None:

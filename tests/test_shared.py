@@ -565,7 +565,8 @@ def test_doc_page_carries_generated_tables(game: str) -> None:
     assert spec.layout(options).markdown_table() in doc
     assert options_table(spec) in doc and "`render_mode`" in options_table(spec)
     assert set(tables(spec)) == ({"options-table", "observation-table"}
-                                 | ({"state-table"} if spec.has("state_layout") else set()))
+                                 | ({"state-table", "state-intro"} if spec.has("state_layout")
+                                    else set()))
     if spec.has("state_layout"):
         assert cahoots_envs.make(game).state_layout.markdown_table() in doc
     # the header's actions / observation rows (<!-- spaces -->) are the env's own spaces

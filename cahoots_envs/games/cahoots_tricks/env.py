@@ -139,6 +139,7 @@ scores are public; there is no suit to follow, so there are no voids to infer):
 
 ## Global state
 
+<!-- state-intro -->
 `env.state()` (the parallel env's `state()` too) returns one float32 vector, `env.state_space`,
 for centralised critics: every seat's private facts (its hand above all) in one row per
 absolute seat, and every public fact once, with per-seat rows in absolute seat order (as seat 0
@@ -148,6 +149,7 @@ nothing no seat sees: never the order of future chance events. `env.state_layout
 observation_from_state(state, seat)` rebuilds any seat's observation from it (the test suite
 checks this on random games of every player count and variant). Its layout is declared in
 `cahoots_envs/games/cahoots_tricks/state.py`; the table is for the default options.
+<!-- /state-intro -->
 
 <!-- state-table -->
 | index | name | shape | range | kind | meaning |
