@@ -63,6 +63,27 @@ def test_gae_follows_each_seats_own_chain() -> None:
     assert adv[2, 1] == 0.0 and returns[2, 1] == 0.0  # open: left out
 
 
+def assert_critic_saved(tmp_path: Path, run_dir: Path, env_id: str, **options: object) -> None:
+    """The run's saved policy carries its critic (rebuilt from the run's last checkpoint) as its
+    value head."""
+    import torch
+
+    from cahoots_envs.policies.envinfo import env_info
+    from cahoots_envs.training.checkpoint import Checkpoints
+    from cahoots_envs.training.networks import build_network
+    from tests.test_value_head import assert_head_is_the_critic
+
+    config = load_config(tmp_path / "tiny.yaml")
+    tensors, _ = Checkpoints(config, run_dir).load()  # type: ignore[misc]
+    info = env_info(env_id, options)
+    net = build_network(info.layout.size, int(info.num_actions), list(config.ppo.net_arch),
+                        config.ppo.activation)
+    critic = {k[len("net/"):]: torch.from_numpy(v.copy()) for k, v in tensors.items()
+              if k.startswith(("net/mlp_extractor.value_net.", "net/value_head."))}
+    assert critic and not net.load_state_dict(critic, strict=False).unexpected_keys
+    assert_head_is_the_critic(run_dir, net.predict_values, env_id, config.ppo.gamma, **options)
+
+
 def tiny_config(tmp_path: Path, **section: float) -> Path:
     config = {"env_id": "texas_euchre-v1", "env_options": {"num_players": 4, "reward_mode": "win"},
               "seed": 3, "total_timesteps": 400, "n_envs": 12, "engine": "batched",
@@ -97,6 +118,7 @@ def test_a_tiny_run_trains_and_saves_a_policy_that_plays_with_numpy_alone(
                                                   "network": "mlp"}
     assert meta["architecture"]["layer_sizes"][1:] == [16, 85]
     assert "time/total_timesteps" in (run_dir / "progress.csv").read_text()
+    assert_critic_saved(tmp_path, run_dir, "texas_euchre-v1", num_players=4)
     # the saved policy loads and plays a whole game of legal moves with torch out of reach
     play = (
         "import sys; sys.modules['torch'] = None\n"
@@ -113,6 +135,7 @@ def test_a_tiny_run_trains_and_saves_a_policy_that_plays_with_numpy_alone(
         "    action = policy.act(obs['observation'], obs['action_mask'])\n"
         "    assert obs['action_mask'][action], action\n"
         "    env.step(action); moves += 1\n"
+        "    assert policy.values(obs['observation'][None]).shape == (1,)\n"
         "print(moves)\n")
     done = subprocess.run([sys.executable, "-c", play], capture_output=True, text=True, check=False,
                           timeout=120)
@@ -160,6 +183,7 @@ def test_an_action_scoring_actor_trains_clones_and_saves(
     moved = [not np.array_equal(a, b) for a, b in
              zip(trained.tensors().values(), cloned.tensors().values())]
     assert any(moved)  # PPO changed the clone's weights
+    assert_critic_saved(tmp_path, run_dir, "cahoots_tricks-v1", num_players=4)  # the critic: an MLP still
 
 
 def test_the_network_setting_is_checked_as_the_config_loads(tmp_path: Path) -> None:

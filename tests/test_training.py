@@ -132,6 +132,14 @@ def test_train_script_smoke(env_id: str, tmp_path: Path) -> None:
     policy = cahoots_envs.load_policy(str(run_dir / "policy.safetensors"), env_id)
     assert policy.metadata["env_id"] == env_id
     assert "win" in out.stdout
+    # the saved policy keeps the critic as its value head: the same values as SB3's critic
+    from sb3_contrib import MaskablePPO
+
+    from tests.test_value_head import assert_head_is_the_critic
+
+    model = MaskablePPO.load(run_dir / "policy_sb3.zip", device="cpu")
+    assert_head_is_the_critic(run_dir, model.policy.predict_values, env_id,
+                              load_config(config).ppo.gamma)
     snapshots = sorted((run_dir / "checkpoints" / "snapshots").glob("*.safetensors"))
     assert snapshots and all(s.with_suffix(".json").is_file() for s in snapshots)
     cahoots_envs.load_policy(str(snapshots[-1]), env_id)  # a learning trajectory can be evaluated

@@ -156,3 +156,22 @@ def test_fit_value_head_writes_a_network_whose_head_predicts_hand_values(tmp_pat
     obs = observations("texas_euchre-v1", 5)
     np.testing.assert_array_equal(fitted.logits(obs), zoo.logits(obs))
     assert fitted.has_values and fitted.values(obs).shape == (5,)
+
+
+def assert_head_is_the_critic(run_dir: Path, critic, env_id: str, gamma: float,
+                              **options: object) -> None:
+    """The policy a training run saved carries the run's critic as its value head: on the
+    observation, its values equal ``critic`` (the torch critic, observation -> ``(N, 1)``) on
+    the same observations, and its target, saved in the architecture, names the discounted
+    return."""
+    import torch
+
+    policy = cahoots_envs.load_policy(str(run_dir / "policy.safetensors"), env_id, options)
+    obs = observations(env_id, 40, **options)
+    with torch.no_grad():
+        want = critic(torch.as_tensor(obs))[:, 0].numpy()
+    assert policy.has_values and policy.value_head.input == "observation"
+    np.testing.assert_allclose(policy.values(obs), want, rtol=1e-5, atol=1e-6)
+    head = json.loads((run_dir / "policy.json").read_text())["architecture"]["value_head"]
+    assert head["target"] == policy.value_head.target
+    assert head["target"].startswith(f"discounted return, gamma={gamma}, reward_mode=")

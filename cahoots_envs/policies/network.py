@@ -11,7 +11,10 @@ one number, the expected outcome of the game for the seat whose observation it r
 cooperative game, the team's), on the scale of the env's ``reward_mode='win'`` outcome.
 ``values(observations)`` gives it; a network without one says so (``has_values`` is False).
 Saved, its tensors are ``value.<i>.weight`` / ``value.<i>.bias`` beside the policy's and its
-shape is ``architecture["value_head"]``: optional, so files without one load as before.
+shape is ``architecture["value_head"]``: optional, so files without one load as before. A head
+exported from a training run's critic (``ValueHead.from_sb3``) reads the observation and
+estimates what the critic learnt, the discounted return of the seat's training rewards; its
+``target`` (saved in the architecture) says so, with gamma, ``reward_mode`` and ``reward_scale``.
 """
 
 from __future__ import annotations
@@ -65,13 +68,28 @@ def read_layers(tensors: dict[str, np.ndarray], part: str,
 VALUE_INPUTS = ("features", "observation")
 
 
+def torch_mlp(hidden: Any, last: Any) -> tuple[list[tuple[np.ndarray, np.ndarray]], str]:
+    """The float32 ``(weight, bias)`` layers of a torch ``Sequential`` of linear layers and one
+    kind of activation, then the linear layer ``last``; and that activation's name."""
+    from torch import nn  # torch: only where a torch network is copied
+
+    linear = [m for m in hidden if isinstance(m, nn.Linear)]
+    acts = {type(m).__name__ for m in hidden if not isinstance(m, nn.Linear)}
+    if len(acts) > 1 or (acts and next(iter(acts)) not in TORCH_ACTIVATIONS):
+        raise ValueError(f"unsupported activations {acts}; supported: {list(TORCH_ACTIVATIONS)}")
+    activation = TORCH_ACTIVATIONS[next(iter(acts))] if acts else "tanh"
+    weights = [(m.weight.detach().cpu().numpy().astype(np.float32),
+                m.bias.detach().cpu().numpy().astype(np.float32)) for m in [*linear, last]]
+    return weights, activation
+
+
 class ValueHead:
     """``value = W_k(act(... act(W_1 x + b_1)))[0]`` where ``x`` is the network's features
     (``input="features"``) or the observation (``input="observation"``); ``weights`` as torch
     stores them (``(out, in)``, ``(out,)``), the last layer with one output."""
 
     def __init__(self, weights: list[tuple[np.ndarray, np.ndarray]], activation: str = "tanh",
-                 input: str = "features") -> None:
+                 input: str = "features", target: str | None = None) -> None:
         if activation not in ACTIVATIONS:
             raise ValueError(f"value head activation {activation!r} unknown; known: "
                              f"{', '.join(ACTIVATIONS)}")
@@ -92,6 +110,7 @@ class ValueHead:
         self.activation = activation
         self._act = ACTIVATIONS[activation]
         self.input = input
+        self.target = target  # what the value estimates, in words (saved with the shape)
 
     @property
     def input_size(self) -> int:
@@ -99,7 +118,8 @@ class ValueHead:
 
     def architecture(self) -> dict[str, Any]:
         sizes = [self.input_size] + [int(w.shape[1]) for w, _ in self.layers]
-        return {"layer_sizes": sizes, "activation": self.activation, "input": self.input}
+        return {"layer_sizes": sizes, "activation": self.activation, "input": self.input,
+                **({} if self.target is None else {"target": self.target})}
 
     def tensors(self) -> dict[str, np.ndarray]:
         out = {}
@@ -121,8 +141,19 @@ class ValueHead:
             f"{VALUE_PREFIX}{i}.{p}" for i in range(len(sizes) - 1) for p in ("weight", "bias")}
         if extra:
             raise ValueError(f"unexpected tensors {sorted(extra)}")
+        target = architecture.get("target")
         return cls(weights, str(architecture.get("activation", "tanh")),
-                   str(architecture.get("input", "features")))
+                   str(architecture.get("input", "features")),
+                   None if target is None else str(target))
+
+    @classmethod
+    def from_sb3(cls, policy: Any, target: str | None = None) -> ValueHead:
+        """The critic of an SB3 (Maskable)ActorCriticPolicy with a flat ``MlpPolicy``, or of
+        ``training.networks.build_network``'s network (an MLP on the observation:
+        ``mlp_extractor.value_net`` then one linear output), as a head on the observation."""
+        last = policy.value_head if hasattr(policy, "value_head") else policy.value_net
+        weights, activation = torch_mlp(policy.mlp_extractor.value_net, last)
+        return cls(weights, activation, "observation", target)
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
         last = len(self.layers) - 1
@@ -271,19 +302,7 @@ class MLPPolicy(ValueOutput, BasePolicy):
     @classmethod
     def from_sb3(cls, policy: Any, **kwargs: Any) -> MLPPolicy:
         """Copy the actor of an SB3 (Maskable)ActorCriticPolicy with a flat ``MlpPolicy``."""
-        from torch import nn
-
-        linear = [m for m in policy.mlp_extractor.policy_net if isinstance(m, nn.Linear)]
-        acts = {type(m).__name__ for m in policy.mlp_extractor.policy_net if not isinstance(m, nn.Linear)}
-        if len(acts) > 1 or (acts and next(iter(acts)) not in TORCH_ACTIVATIONS):
-            raise ValueError(f"unsupported activations {acts}; supported: {list(TORCH_ACTIVATIONS)}")
-        activation = TORCH_ACTIVATIONS[next(iter(acts))] if acts else "tanh"
-        layers = linear + [policy.action_net]
-        weights = [
-            (m.weight.detach().cpu().numpy().astype(np.float32),
-             m.bias.detach().cpu().numpy().astype(np.float32))
-            for m in layers
-        ]
+        weights, activation = torch_mlp(policy.mlp_extractor.policy_net, policy.action_net)
         return cls(weights, activation, **kwargs)
 
     def load_sb3_weights(self, policy: Any) -> None:

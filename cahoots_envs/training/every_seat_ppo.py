@@ -52,7 +52,7 @@ from cahoots_envs.training.actors import (
 )
 from cahoots_envs.training.config import ConfigError, PPOConfig, TrainConfig
 from cahoots_envs.training.imitation import pretrain
-from cahoots_envs.training.networks import build_network, masked_logits
+from cahoots_envs.training.networks import build_network, critic_value_head, masked_logits
 from cahoots_envs.training.pool import OpponentPool, SnapshotRotation, add_snapshot, build_pool
 from cahoots_envs.training.run import CsvLog, Evaluator, Trained, check_engine
 from cahoots_envs.training.updates import crossed, ppo_update
@@ -392,7 +392,8 @@ def train(config: TrainConfig, run_dir: Path, resume: bool, evaluator: Evaluator
             checkpoints.save(iteration, tensors, {
                 **state, "steps": steps, "seconds": time.time() - t0,
                 "behaviour_cloning": pretrain_stats, **ck.logs_state(evaluator, progress)})
-    return Trained(learner=export(), timesteps=steps, seconds=time.time() - t0,
+    # the saved policy keeps the critic as its value head (read only: training is as before)
+    return Trained(learner=export().with_value_head(critic_value_head(net, config)), timesteps=steps, seconds=time.time() - t0,
                    description=DESCRIPTION,
                    metadata={"behaviour_cloning": pretrain_stats,
                              "every_seat_ppo": {"self_play_games": int(games.self_play.sum()),

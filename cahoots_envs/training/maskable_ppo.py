@@ -29,6 +29,7 @@ from cahoots_envs.policies.saved import METADATA_KEY, export_sb3_zip, read_safet
 from cahoots_envs.training.batched_seats import BatchedSeats
 from cahoots_envs.training.config import TrainConfig, to_dict
 from cahoots_envs.training.imitation import pretrain
+from cahoots_envs.training.networks import critic_value_head
 from cahoots_envs.training.pool import (
     OpponentPool,
     SnapshotRotation,
@@ -360,7 +361,8 @@ def train(config: TrainConfig, run_dir: Path, resume: bool, evaluator: Evaluator
     train_seconds = time.time() - t0
     checkpoint(model, run_dir, pool, model.num_timesteps, rotation)
     return Trained(
-        learner=MLPPolicy.from_sb3(model.policy), timesteps=int(model.num_timesteps),
+        learner=MLPPolicy.from_sb3(model.policy).with_value_head(
+            critic_value_head(model.policy, config)), timesteps=int(model.num_timesteps),
         seconds=train_seconds, description=DESCRIPTION,
         metadata={"behaviour_cloning": pretrain_stats},
         export=lambda meta: export_sb3_zip(model, run_dir / "policy_sb3.zip", meta),

@@ -1,5 +1,6 @@
 """The networks the training algorithms build (torch, the ``train`` extra, imported in the
-functions): ``mlp``, ``build_network`` (actor and critic) and ``masked_logits``. A new kind of
+functions): ``mlp``, ``build_network`` (actor and critic), ``masked_logits`` and
+``critic_value_head`` (the critic as a saved policy's value head). A new kind of
 network, or a new head, goes here beside them.
 """
 
@@ -10,7 +11,9 @@ from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from cahoots_envs.policies.network import ValueHead
     from cahoots_envs.training.actors import ScoringActor
+    from cahoots_envs.training.config import TrainConfig
 
 
 def mlp(sizes: list[int], activation: str) -> Any:
@@ -86,3 +89,16 @@ def build_network(obs_size: int, num_actions: int, arch: list[int], activation: 
             self.train(mode)
 
     return ActorCritic()
+
+
+def critic_value_head(net: Any, config: TrainConfig) -> ValueHead:
+    """The critic of ``net`` (SB3's ``MlpPolicy`` or ``build_network``'s) as a value head on the
+    observation, its ``target`` naming what it learnt: the discounted return of the seat's
+    training rewards (gamma, the env's ``reward_mode``, ``reward_scale``). For end-of-game
+    rewards that is the outcome discounted by the seat's remaining steps. Reads the weights
+    only: training and its randomness are untouched."""
+    from cahoots_envs.policies.network import ValueHead
+
+    mode = config.env_options.get("reward_mode", "win")
+    return ValueHead.from_sb3(net, f"discounted return, gamma={config.ppo.gamma}, "
+                                   f"reward_mode={mode}, reward_scale={config.reward_scale}")
