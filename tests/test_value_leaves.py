@@ -131,3 +131,27 @@ def test_leaf_errors_are_one_clear_line() -> None:
         parse_search_spec("search@leaf=-1:heuristic")
     assert parse_search_spec("search@leaf=2:zoo:kansas_city") == ({"leaf": 2},
                                                                   "zoo:kansas_city")
+
+
+@pytest.mark.parametrize(("target", "refused"), [
+    ("discounted return, gamma=0.995, reward_mode=points, reward_scale=1.0", True),
+    ("discounted return, gamma=0.995, reward_mode=win, reward_scale=0.5", True),
+    ("discounted return, gamma=0.995, reward_mode=win, reward_scale=1.0", False),
+    (None, False),
+])
+def test_leaves_refuse_a_head_on_another_scale(target: str | None, refused: bool) -> None:
+    """A PPO run's critic saved as a head names its scale (``target``); value leaves read the
+    win-scale outcome, so a head on points or another reward scale is refused in one line."""
+    layout = cahoots_envs.game_spec(KC).layout(
+        cahoots_envs.game_spec(KC).resolve_options(OPTIONS))
+    head = ValueHead([(np.zeros((1, layout.size), np.float32), np.zeros(1, np.float32))],
+                     input="observation", target=target)
+    make = lambda: SearchPolicy(KC, OPTIONS, blueprint=_network(head),
+                                blueprint_name="kc+critic", seed=3, leaf=1)
+    if refused:
+        with pytest.raises(ValueError, match=r"^search setting leaf reads a value head as the "
+                                             r"game's outcome on the win scale, but kc\+critic's"):
+            make()
+    else:
+        assert make().settings["leaf"] == 1
+

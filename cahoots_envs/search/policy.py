@@ -68,6 +68,7 @@ import contextlib
 import importlib.util
 import logging
 import math
+import re
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
@@ -194,6 +195,27 @@ class SearchStats:
                 setattr(self, key, getattr(self, key) + value)
 
 
+
+def check_leaf_scale(blueprint: Any, spec: str | None) -> None:
+    """Value leaves read a head as the game's outcome on the ``reward_mode="win"`` scale. A head
+    whose saved ``target`` names another scale (a PPO run's critic trained on points, or with a
+    reward scale other than 1) is refused in one line; a head without a target (fitted to
+    outcomes, or built by hand) is taken as declared."""
+    target = getattr(getattr(blueprint, "value_head", None), "target", None)
+    if not target:
+        return
+    named = dict(re.findall(r"(reward_mode|reward_scale)=([^,\s]+)", target))
+    mode, scale = named.get("reward_mode", "win"), named.get("reward_scale", "1")
+    try:
+        unit = float(scale) == 1.0
+    except ValueError:
+        unit = False
+    if mode != "win" or not unit:
+        raise ValueError(f"search setting leaf reads a value head as the game's outcome on the "
+                         f"win scale, but {spec}'s head estimates '{target}'; use a head of a "
+                         f"run with reward_mode win and reward_scale 1, or one fitted to "
+                         f"outcomes (benchmarks/fit_value_head.py), or leaf=0")
+
 class SearchPolicy(BasePolicy):
     """A search bot for ``env_id`` with ``options``: determinized rollouts over ``blueprint``, an
     already-loaded policy (``None``: the game's rule-based bot), named ``blueprint_name`` in the
@@ -247,6 +269,8 @@ class SearchPolicy(BasePolicy):
             raise ValueError(f"search setting leaf needs a blueprint network with a value head "
                              f"(values(observations)), got {self.blueprint_spec}; use leaf=0, "
                              f"or a network saved with one (docs/search.md)")
+        if self.settings["leaf"] > 0:
+            check_leaf_scale(self.blueprint, self.blueprint_spec)
         self._watch_compile = True  # until a search has run: its kernels may compile
         # set by whoever runs the bot (a server whose game was deleted): an object with
         # ``is_set()`` (``threading.Event``); once set, a search stops at its next clock read,
