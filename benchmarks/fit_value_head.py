@@ -2,6 +2,8 @@
 
     python benchmarks/fit_value_head.py                 # every row, 2,000 games each
     python benchmarks/fit_value_head.py --rows kansas_city --games 500
+    python benchmarks/fit_value_head.py --rows texas_euchre --check --games 300 --seed 20000 \
+        --at target_score=50 --at target_score=200      # a saved head at other options
 
 Per row (the rows of ``search_strength.py``), ``--games`` seeded games of the rule-based bot in
 every seat (its fast state-based twin, ``FastBot``) play on the reference game: the bot is who
@@ -20,6 +22,16 @@ action-scoring network's trunk) and on the observation itself, on the games whos
 against the constant that predicts the training mean); the better one is kept. The network with
 its head is saved (float16, as the zoo) to ``--out-dir/<row>.safetensors``; the policy is the zoo
 network's, unchanged. Seeded: the same command writes the same heads.
+
+``--check`` fits nothing: it scores the saved head ``--out-dir/<row>.safetensors`` on
+``--games`` seeded heuristic games at the row's options, each ``--at KEY=VALUE[,KEY=VALUE]``
+changing some (a saved network plays across the options its game declares ``may differ``, e.g.
+Texas Euchre's ``target_score``, so the head is asked there too): the mean target and the mean
+prediction (their difference is the head's bias), the head's mean squared error against that of
+the constant that predicts the targets' own mean, R² (1 - their ratio) and the slope of the
+targets on the predictions (1 for a head whose differences are to scale). One JSON line per
+row and option set in ``--results`` (an earlier line for the same row, options, games and seed
+is replaced); the table is printed.
 """
 
 from __future__ import annotations
@@ -32,6 +44,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import argparse
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +56,7 @@ sys.path[:0] = [str(_HERE), str(_HERE.parent)]  # the sibling benchmarks, the pa
 from search_strength import ROWS
 
 DEFAULT_DIR = _HERE / "results" / "value_heads"
+DEFAULT_RESULTS = _HERE / "results" / "value_head_check.jsonl"
 HELD_OUT = 10  # games numbered 0 mod HELD_OUT score the fit
 
 
@@ -55,17 +69,16 @@ def zoo_network(row: str) -> tuple[str, dict[str, Any], Any]:
     return env_id, opts, cahoots_envs.load_policy(f"zoo:{env_id.split('-')[0]}", env_id, opts)
 
 
-def collect(row: str, games: int, seed: int,
-            ) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
-    """Per input kind (``features``, ``observation``): the fit's sums over the training games
-    (``X'X``, ``X'y``, with a bias column) and the held-out games' inputs and targets."""
+def hand_end_positions(env_id: str, opts: dict[str, Any], games: int, seed: int,
+                       ) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+    """Per seeded heuristic game ``g`` (seed ``seed + g``): its decisions' observations and
+    their targets (the mover's value at the end of that hand), ``(g, obs, targets)``; a game
+    over at its deal yields nothing."""
     import cahoots_envs
 
-    env_id, opts, net = zoo_network(row)
     spec = cahoots_envs.game_spec(env_id)
     sampler = spec.require("world_sampler")
     size = spec.layout(opts).size
-    sums: dict[str, list[Any]] = {}
     for g in range(games):
         game = spec.rules(opts, np.random.default_rng(seed + g), None)
         bot = sampler.FastBot(opts, seed=seed + g)
@@ -85,10 +98,17 @@ def collect(row: str, games: int, seed: int,
                 for at, s in hand:
                     targets[at] = float(sampler.value(game, s))
                 hand, hands = [], len(game.deals)
-        if not obs:  # a game over at its deal (a cooperative deal that meets every goal)
-            continue
-        x_obs = np.asarray(obs, np.float32)
-        y = np.asarray(targets)
+        if obs:  # not a game over at its deal (a cooperative deal that meets every goal)
+            yield g, np.asarray(obs, np.float32), np.asarray(targets)
+
+
+def collect(row: str, games: int, seed: int,
+            ) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+    """Per input kind (``features``, ``observation``): the fit's sums over the training games
+    (``X'X``, ``X'y``, with a bias column) and the held-out games' inputs and targets."""
+    env_id, opts, net = zoo_network(row)
+    sums: dict[str, list[Any]] = {}
+    for g, x_obs, y in hand_end_positions(env_id, opts, games, seed):
         for kind, x in (("features", net.features(x_obs)), ("observation", x_obs)):
             x = np.hstack([x.astype(np.float64), np.ones((len(x), 1))])
             if kind not in sums:
@@ -101,6 +121,67 @@ def collect(row: str, games: int, seed: int,
                 sums[kind][1] += x.T @ y
     return {kind: (xtx, xty, np.concatenate(hx), np.concatenate(hy))
             for kind, (xtx, xty, hx, hy) in sums.items()}
+
+
+def check(row: str, head_file: Path, changed: dict[str, Any], games: int, seed: int,
+          ) -> dict[str, Any]:
+    """The saved head in ``head_file`` scored on ``games`` heuristic games of ``row`` with the
+    options ``changed`` (see ``--check``)."""
+    import cahoots_envs
+
+    env_id, options = ROWS[row]
+    opts = cahoots_envs.game_spec(env_id).resolve_options({**options, **changed})
+    net: Any = cahoots_envs.load_policy(str(head_file), env_id, opts)
+    predicted, target = [], []
+    for _, x_obs, y in hand_end_positions(env_id, opts, games, seed):
+        predicted.append(net.values(x_obs).astype(np.float64))
+        target.append(y)
+    p, y = np.concatenate(predicted), np.concatenate(target)
+    mse, var = float(np.mean((p - y) ** 2)), float(np.var(y))
+    slope = float(np.cov(p, y)[0, 1] / np.var(p, ddof=1)) if np.var(p) > 0 else float("nan")
+    where = head_file.resolve()
+    return {"row": row, "head": str(where.relative_to(_HERE.parent)
+                                    if where.is_relative_to(_HERE.parent) else head_file),
+            "options": changed, "games": games, "seed": seed, "positions": len(y),
+            "target_mean": float(y.mean()), "predicted_mean": float(p.mean()),
+            "bias": float(p.mean() - y.mean()), "mse": mse, "constant_mse": var,
+            "r2": 1 - mse / var if var > 0 else float("nan"), "slope": slope}
+
+
+def parse_at(text: str) -> dict[str, Any]:
+    """``KEY=VALUE[,KEY=VALUE]`` as options (values read as numbers or booleans where they are)."""
+    from cahoots_envs.core.options import parse_value
+
+    changed = {}
+    for pair in text.split(","):
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"--at {text}: write KEY=VALUE[,KEY=VALUE], e.g. --at target_score=50")
+        changed[key.strip()] = parse_value(value.strip())
+    return changed
+
+
+def run_checks(rows: list[str], sets: list[dict[str, Any]], head_dir: Path, games: int,
+               seed: int, results: Path) -> None:
+    """``--check``: each row's saved head at each option set; ``results`` updated."""
+    import json
+
+    kept = [json.loads(line) for line in results.read_text().splitlines() if line.strip()] \
+        if results.exists() else []
+    print("| row | options | games | positions | mean target / prediction (bias) | MSE: head / "
+          "constant | R² | slope |")
+    print("|---|---|---|---|---|---|---|---|")
+    for row in rows:
+        for changed in sets:
+            r = check(row, head_dir / f"{row}.safetensors", changed, games, seed)
+            key = (r["row"], r["options"], r["games"], r["seed"])
+            kept = [k for k in kept if (k["row"], k["options"], k["games"], k["seed"]) != key]
+            kept.append(r)
+            results.write_text("".join(json.dumps(k) + "\n" for k in kept))
+            shown = ", ".join(f"{k}={v}" for k, v in changed.items()) or "the row's own"
+            print(f"| {row} | {shown} | {games} | {r['positions']} | {r['target_mean']:.3f} / "
+                  f"{r['predicted_mean']:.3f} ({r['bias']:+.3f}) | {r['mse']:.3f} / "
+                  f"{r['constant_mse']:.3f} | {r['r2']:.3f} | {r['slope']:.2f} |", flush=True)
 
 
 def fit(xtx: np.ndarray, xty: np.ndarray, ridge: float) -> np.ndarray:
@@ -121,7 +202,29 @@ def main(argv: list[str] | None = None) -> int:
                         help="the games' seed (default apart from the strength tables' 0..499)")
     parser.add_argument("--ridge", type=float, default=10.0)
     parser.add_argument("--out-dir", type=Path, default=DEFAULT_DIR)
+    parser.add_argument("--check", action="store_true",
+                        help="score the saved heads in --out-dir instead of fitting them")
+    parser.add_argument("--at", action="append", default=[], metavar="KEY=VALUE[,KEY=VALUE]",
+                        help="with --check: an option set to score the heads at (repeatable; "
+                        "default the row's own options)")
+    parser.add_argument("--results", type=Path, default=DEFAULT_RESULTS,
+                        help="with --check: the JSON-lines file of the scores")
     args = parser.parse_args(argv)
+    if args.check:
+        if args.games < 1:
+            parser.error("--games is at least 1")
+        try:
+            sets = [parse_at(text) for text in args.at] or [{}]
+            missing = [r for r in args.rows if not (args.out_dir / f"{r}.safetensors").is_file()]
+            if missing:
+                raise ValueError(f"no saved head for {', '.join(missing)} in {args.out_dir} "
+                                 "(fit them first: python benchmarks/fit_value_head.py)")
+            run_checks(args.rows, sets, args.out_dir, args.games, args.seed, args.results)
+        except ValueError as e:
+            parser.error(str(e))
+        return 0
+    if args.at:
+        parser.error("--at goes with --check")
     if args.games < 2 * HELD_OUT or args.ridge < 0:
         parser.error(f"--games is at least {2 * HELD_OUT} and --ridge at least 0")
     print("| row | games | positions (train / held out) | held-out MSE: on features / on the "

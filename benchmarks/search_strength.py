@@ -12,6 +12,8 @@ Rows (every lineup of a row plays the same deals: game g is dealt by seed ``--se
 - ``kansas_city``, ``texas_euchre``, ``cahoots_tricks``: 4 players; the candidate (``heuristic``
   as the reference, then ``search``) in one seat against 3 heuristic bots, its seat rotating with
   the game (seat g mod 4). The figure is its win share (a k-way tie counts 1/k; chance is 0.25).
+- ``texas_euchre-target50``: the same at ``target_score=50`` (an option the zoo network, so the
+  default search, plays across); played only where ``--rows`` names it.
 
 Plain ``search`` is each game's default search (``policies.loading.default_search_spec``): since
 2026-12-02 in Kansas City and Texas Euchre ``search@rollout=heuristic:zoo:<game>``, which is the
@@ -72,6 +74,12 @@ ROWS: dict[str, tuple[str, dict[str, Any]]] = {
     "texas_euchre": ("texas_euchre-v1", {"num_players": 4}),
     "cahoots_tricks": ("cahoots_tricks-v1", {"num_players": 4}),
 }
+# rows at options other than their game's defaults, played only where --rows names them: the
+# zoo network (so the default search) also plays them (options a saved policy may play across)
+OPTION_ROWS: dict[str, tuple[str, dict[str, Any]]] = {
+    "texas_euchre-target50": ("texas_euchre-v1", {"num_players": 4, "target_score": 50}),
+}
+ALL_ROWS = {**ROWS, **OPTION_ROWS}
 TARGETS = {"coop-beginner": 0.72, "coop-normal": 0.55, "kansas_city": 0.40,
            "texas_euchre": 0.40, "cahoots_tricks": 0.40}
 DEFAULT_OUT = Path(__file__).resolve().parent / "results" / "search_strength.jsonl"
@@ -96,7 +104,7 @@ def play_one(task: tuple[str, str, int, int, str]) -> dict[str, Any]:
     from cahoots_envs.search import SearchStats
 
     row, candidate, game, seed, opponent = task
-    env_id, options = ROWS[row]
+    env_id, options = ALL_ROWS[row]
     n = options["num_players"]
     coop = row.startswith("coop")
     seat = game % n
@@ -172,7 +180,8 @@ def summary(records: list[dict[str, Any]]) -> str:
               "| ms/decision (all / searched / max) | searched | rollouts/searched | s/game |"),
              "|---|---|---|---|---|---|---|---|---|"]
     order = sorted(groups.items(),
-                   key=lambda kv: (list(ROWS).index(kv[0][0]), kv[0][2], kv[0][1] != "heuristic",
+                   key=lambda kv: (list(ALL_ROWS).index(kv[0][0]), kv[0][2],
+                                   kv[0][1] != "heuristic",
                                    kv[0][1]))
     for (row, cand, opp), rs in order:
         rs = sorted({r["game"]: r for r in rs}.values(), key=lambda r: r["game"])
@@ -190,8 +199,8 @@ def summary(records: list[dict[str, Any]]) -> str:
             timing = f"{all_ms:.1f} / {s_ms:.1f} / {max_ms:.0f}"
             searched = f"{s_dec / dec:.0%}"
             per_search = f"{sum(r['rollouts'] for r in rs) / max(s_dec, 1):.0f}"
-        target = f"≥ {TARGETS[row]:.2f}" if cand.startswith("search") and opp in (
-            "heuristic", "") else ""
+        target = f"≥ {TARGETS[row]:.2f}" if row in TARGETS and cand.startswith(
+            "search") and opp in ("heuristic", "") else ""
         wall = sum(r["wall_seconds"] for r in rs) / len(rs)
         lines.append(f"| {row} | {lineup} | {len(rs)} | {mean:.3f} ({lo:.3f}–{hi:.3f}) | {target} "
                      f"| {timing} | {searched} | {per_search} | {wall:.2f} |")
@@ -235,7 +244,7 @@ def searched_positions(row: str, games: int, seed: int, candidate: str) -> list[
     import cahoots_envs
     from cahoots_envs.search import Infoset
 
-    env_id, options = ROWS[row]
+    env_id, options = ALL_ROWS[row]
     spec = cahoots_envs.game_spec(env_id)
     opts = spec.resolve_options(options)
     probe: Any = cahoots_envs.load_policy(candidate, env_id, options, seed=0)  # a search bot
@@ -257,7 +266,7 @@ def for_row(candidate: str, row: str) -> str:
     """``candidate`` with ``{game}`` replaced by the row's game (``search:zoo:{game}``: each
     row's zoo network as the blueprint) and ``{row}`` by the row's name (a file per row, e.g.
     ``benchmarks/results/value_heads/{row}.safetensors``)."""
-    return candidate.replace("{game}", ROWS[row][0].split("-")[0]).replace("{row}", row)
+    return candidate.replace("{game}", ALL_ROWS[row][0].split("-")[0]).replace("{row}", row)
 
 
 def lineup_name(candidate: str, row: str) -> str:
@@ -270,7 +279,7 @@ def lineup_name(candidate: str, row: str) -> str:
     if candidate == "search":
         from cahoots_envs.policies.loading import default_search_spec
 
-        candidate = default_search_spec(*ROWS[row])
+        candidate = default_search_spec(*ALL_ROWS[row])
     return "search" if candidate == "search:heuristic" else candidate
 
 
@@ -331,7 +340,7 @@ def path_costs(rows: list[str], games: int, seed: int, candidate_spec: str,
                  "the rest / reference |", lines[1] + "---|---|---|---|"]
     for row in rows:
         candidate = spec_of(lineup_name(candidate_spec, row))
-        env_id, options = ROWS[row]
+        env_id, options = ALL_ROWS[row]
         spec = cahoots_envs.game_spec(env_id)
         opts = spec.resolve_options(options)
         positions = searched_positions(row, games, seed, candidate)
@@ -369,7 +378,9 @@ def path_costs(rows: list[str], games: int, seed: int, candidate_spec: str,
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rows", nargs="+", default=list(ROWS), choices=list(ROWS))
+    parser.add_argument("--rows", nargs="+", default=list(ROWS), choices=list(ALL_ROWS),
+                        help="the rows played (default: every row of ROWS; the rows at other "
+                        "options, OPTION_ROWS, only where named)")
     parser.add_argument("--games", type=int, default=500, help="games per lineup (default 500)")
     parser.add_argument("--seed", type=int, default=0, help="game g is dealt by seed SEED+g")
     parser.add_argument("--candidate", default="search",
@@ -429,9 +440,9 @@ def main(argv: list[str] | None = None) -> int:
     try:  # a bad spec fails now, not in a worker
         names = {row: lineup_name(args.candidate, row) for row in args.rows}
         for row in args.rows:
-            cahoots_envs.load_policy(spec_of(names[row]), ROWS[row][0], ROWS[row][1])
+            cahoots_envs.load_policy(spec_of(names[row]), ALL_ROWS[row][0], ALL_ROWS[row][1])
             if not row.startswith("coop"):
-                cahoots_envs.load_policy(spec_of(args.opponent), ROWS[row][0], ROWS[row][1])
+                cahoots_envs.load_policy(spec_of(args.opponent), ALL_ROWS[row][0], ALL_ROWS[row][1])
     except (ValueError, cahoots_envs.NotAvailableError) as e:
         parser.error(str(e))
     done = {(r["row"], r["candidate"], opponent_of(r), r["game"]) for r in read_done(args.out)}

@@ -157,6 +157,30 @@ def test_fit_value_head_writes_a_network_whose_head_predicts_hand_values(tmp_pat
     np.testing.assert_array_equal(fitted.logits(obs), zoo.logits(obs))
     assert fitted.has_values and fitted.values(obs).shape == (5,)
 
+    # --check scores the saved head at other options: its figures are those of the head on
+    # the positions of the same seeded games, recomputed here
+    results = tmp_path / "check.jsonl"
+    args = ["--rows", "texas_euchre", "--check", "--games", "3", "--seed", "7", "--out-dir",
+            str(tmp_path), "--results", str(results)]
+    assert bench.main([*args, "--at", "target_score=50", "--at", "target_score=200"]) == 0
+    scored = [json.loads(line) for line in results.read_text().splitlines()]
+    assert [r["options"] for r in scored] == [{"target_score": 50}, {"target_score": 200}]
+    opts = cahoots_envs.game_spec("texas_euchre-v1").resolve_options(
+        {"num_players": 4, "target_score": 50})
+    games = list(bench.hand_end_positions("texas_euchre-v1", opts, 3, 7))
+    x = np.concatenate([g[1] for g in games])
+    y = np.concatenate([g[2] for g in games])
+    p = fitted.values(x).astype(np.float64)
+    assert scored[0]["positions"] == len(y) > 0
+    assert scored[0]["mse"] == pytest.approx(float(np.mean((p - y) ** 2)), abs=1e-6)
+    assert scored[0]["bias"] == pytest.approx(float(p.mean() - y.mean()), abs=1e-6)
+    assert scored[0]["r2"] == pytest.approx(1 - float(np.mean((p - y) ** 2)) / float(np.var(y)),
+                                            abs=1e-5)
+    assert bench.main([*args, "--at", "target_score=50"]) == 0  # the same check: replaced
+    assert len(results.read_text().splitlines()) == 2
+    with pytest.raises(SystemExit):
+        bench.main([*args, "--at", "target_score"])
+
 
 def assert_head_is_the_critic(run_dir: Path, critic, env_id: str, gamma: float,
                               **options: object) -> None:
