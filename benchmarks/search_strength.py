@@ -207,6 +207,14 @@ def summary(records: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def paired_difference(first: list[float], second: list[float]) -> tuple[float, float]:
+    """The mean of ``first[i] - second[i]`` (the same deals) and its 95% half-width (normal)."""
+    diffs = [a - b for a, b in zip(first, second)]
+    mean = sum(diffs) / len(diffs)
+    half = 1.96 * math.sqrt(sum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1) / len(diffs))
+    return mean, half
+
+
 def paired(records: list[dict[str, Any]], first: str, second: str) -> str:
     """The ``--paired`` lines: per row and opponent, ``first``'s figure minus ``second``'s on
     the games both lineups played."""
@@ -220,10 +228,7 @@ def paired(records: list[dict[str, Any]], first: str, second: str) -> str:
         games = sorted(a.keys() & b.keys())
         if len(games) < 2:
             continue
-        diffs = [a[g] - b[g] for g in games]
-        mean = sum(diffs) / len(diffs)
-        half = 1.96 * math.sqrt(sum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1)
-                                / len(diffs))
+        mean, half = paired_difference([a[g] for g in games], [b[g] for g in games])
         against = f" against 3 {opp}" if opp else ""
         lines.append(f"{row}{against}: {first} - {second} = {mean:+.3f} "
                      f"({mean - half:+.3f} to {mean + half:+.3f}) over {len(games)} games")

@@ -410,6 +410,33 @@ def test_search_strength_pairs_a_lineup_with_an_earlier_run(tmp_path, capsys) ->
         "search@rollout=heuristic:zoo:kansas_city"
 
 
+def test_search_leaf_table_pairs_each_lineup_with_the_default_on_the_same_deals(capsys) -> None:
+    """``benchmarks/search_leaf_table.py`` on the committed results: each measured row's paired
+    difference is ``search_strength.py --paired``'s on the same files, and the Texas Euchre row
+    at another target score is played by that row's default search and the Texas Euchre head."""
+    from pathlib import Path
+
+    bench = _benchmark("search_strength")
+    table = _benchmark("search_leaf_table")
+    results = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
+    lines = table.table().splitlines()
+    assert len(lines) >= 2 + 3 * 5
+    row = "texas_euchre"
+    label, lineup, file = table.lineups(row)[0]
+    assert bench.main(["--out", str(results / file), "--against",
+                       str(results / table.ROWS[row][3]), "--paired", lineup,
+                       table.default_spec(row)]) == 0
+    paired = capsys.readouterr().out.strip()
+    mean = paired.split(" = ")[1].split()[0]
+    shown = next(line for line in lines if line.startswith(f"| Texas Euchre | ") and
+                 f"| {label} |" in line)
+    assert f"**{mean}**" in shown and f"over {shown.split(' | ')[3]} games" in paired
+    assert table.default_spec("texas_euchre-target50") == \
+        bench.lineup_name("search", "texas_euchre-target50")
+    assert table.lineups("texas_euchre-target50")[0][1].endswith("value_heads/texas_euchre"
+                                                                 ".safetensors")
+
+
 def test_label_noise_measures_the_first_searchs_moves_in_the_second_searchs_worlds() -> None:
     """``benchmarks/label_noise.py``: where the first labelling moves off the blueprint's move,
     that move's gain as the first labelling saw it and as the second (independent worlds)
