@@ -428,7 +428,7 @@ def test_search_leaf_table_pairs_each_lineup_with_the_default_on_the_same_deals(
                        table.default_spec(row)]) == 0
     paired = capsys.readouterr().out.strip()
     mean = paired.split(" = ")[1].split()[0]
-    shown = next(line for line in lines if line.startswith(f"| Texas Euchre | ") and
+    shown = next(line for line in lines if line.startswith("| Texas Euchre | ") and
                  f"| {label} |" in line)
     assert f"**{mean}**" in shown and f"over {shown.split(' | ')[3]} games" in paired
     assert table.default_spec("texas_euchre-target50") == \
