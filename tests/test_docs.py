@@ -143,7 +143,7 @@ def test_the_search_page_says_what_every_setting_does() -> None:
     assert not missing, f"docs/search.md's settings table lacks {missing}"
 
 
-@pytest.mark.parametrize("page", ["search.md"])
+@pytest.mark.parametrize("page", ["search.md", "training.md"])
 def test_a_reference_page_reads_as_a_reference(page: str) -> None:
     """At most 400 lines: what was tried lives in lab notes under docs/lab/, linked from it."""
     text = (ROOT / "docs" / page).read_text()
