@@ -2,14 +2,14 @@
 
     python benchmarks/search_leaf_table.py
 
-Per row (the rows of ``search_strength.py``, Texas Euchre's at ``target_score=50`` included) and
-lineup (``leaf=1`` and ``leaf=3``: ``search@rollout=heuristic,leaf=K:<the row's head>``, the
+Per row (the rows of ``search_strength.py``, Texas Euchre's at ``target_score`` 50 and 25
+included) and lineup (``leaf=1`` and ``leaf=3``: ``search@rollout=heuristic,leaf=K:<the row's head>``, the
 heads of ``fit_value_head.py``; network rollouts: ``search:zoo:<game>``), the lineup's games in
 ``benchmarks/results/search_leaf.jsonl`` against the games of today's default search on the same
 deals (game g dealt by seed g; one seat against three heuristic bots, or the cooperative team):
 the default's committed games (``search_zoo_rollout.jsonl``; Cahoots tricks'
 ``search_zoo_tricks.jsonl``, of today's zoo network; the cooperative network rollouts' games are
-in ``search_zoo_rollout.jsonl`` too), or, at ``target_score=50``, its games in
+in ``search_zoo_rollout.jsonl`` too), or, at the other target scores, its games in
 ``search_leaf.jsonl``. The columns: the default's win rate over all its games; the deals both
 played; both win rates on those deals; the paired difference (lineup minus default) with its
 95% interval (``search_strength.py --paired``); and the share of searched decisions where each
@@ -34,6 +34,8 @@ ROWS: dict[str, tuple[str, str, str, str]] = {
     "kansas_city": ("Kansas City", "kansas_city", "kansas_city", "search_zoo_rollout.jsonl"),
     "texas_euchre": ("Texas Euchre", "texas_euchre", "texas_euchre", "search_zoo_rollout.jsonl"),
     "texas_euchre-target50": ("Texas Euchre, target score 50", "texas_euchre", "texas_euchre",
+                              LEAVES),
+    "texas_euchre-target25": ("Texas Euchre, target score 25", "texas_euchre", "texas_euchre",
                               LEAVES),
     "cahoots_tricks": ("Cahoots tricks", "cahoots_tricks", "cahoots_tricks",
                        "search_zoo_tricks.jsonl"),
@@ -86,6 +88,8 @@ def table() -> str:
         for label, lineup, file in lineups(row):
             mine = games(file, row, lineup)
             both = sorted(mine.keys() & base.keys())
+            if len(both) < 2 and default_file == LEAVES:
+                continue  # a row at other options: only the lineups measured there
             if len(both) < 2:
                 lines.append(f"| {name} | {shown} | {label} | {len(both)} | not measured | — | — |")
                 continue
