@@ -2,8 +2,8 @@
 
     python benchmarks/search_leaf_table.py
 
-Per row (the rows of ``search_strength.py``, Texas Euchre's at ``target_score`` 50 and 25
-included) and lineup (``leaf=1`` and ``leaf=3``: ``search@rollout=heuristic,leaf=K:<the row's head>``, the
+Per row (the rows of ``search_strength.py``, Texas Euchre's at ``target_score`` 50, 25 and
+10 included) and lineup (``leaf=1`` and ``leaf=3``: ``search@rollout=heuristic,leaf=K:<the row's head>``, the
 heads of ``fit_value_head.py``; network rollouts: ``search:zoo:<game>``), the lineup's games in
 ``benchmarks/results/search_leaf.jsonl`` against the games of today's default search on the same
 deals (game g dealt by seed g; one seat against three heuristic bots, or the cooperative team):
@@ -36,6 +36,8 @@ ROWS: dict[str, tuple[str, str, str, str]] = {
     "texas_euchre-target50": ("Texas Euchre, target score 50", "texas_euchre", "texas_euchre",
                               LEAVES),
     "texas_euchre-target25": ("Texas Euchre, target score 25", "texas_euchre", "texas_euchre",
+                              LEAVES),
+    "texas_euchre-target10": ("Texas Euchre, target score 10", "texas_euchre", "texas_euchre",
                               LEAVES),
     "cahoots_tricks": ("Cahoots tricks", "cahoots_tricks", "cahoots_tricks",
                        "search_zoo_tricks.jsonl"),

@@ -12,8 +12,8 @@ Rows (every lineup of a row plays the same deals: game g is dealt by seed ``--se
 - ``kansas_city``, ``texas_euchre``, ``cahoots_tricks``: 4 players; the candidate (``heuristic``
   as the reference, then ``search``) in one seat against 3 heuristic bots, its seat rotating with
   the game (seat g mod 4). The figure is its win share (a k-way tie counts 1/k; chance is 0.25).
-- ``texas_euchre-target25``, ``texas_euchre-target50``: the same at ``target_score`` 25 and 50
-  (an option the zoo network, so the default search, plays across); played only where
+- ``texas_euchre-target10``, ``-target25``, ``-target50``: the same at ``target_score`` 10, 25
+  and 50 (an option the zoo network, so the default search, plays across); played only where
   ``--rows`` names them.
 
 Plain ``search`` is each game's default search (``policies.loading.default_search_spec``): since
@@ -78,6 +78,7 @@ ROWS: dict[str, tuple[str, dict[str, Any]]] = {
 # rows at options other than their game's defaults, played only where --rows names them: the
 # zoo network (so the default search) also plays them (options a saved policy may play across)
 OPTION_ROWS: dict[str, tuple[str, dict[str, Any]]] = {
+    "texas_euchre-target10": ("texas_euchre-v1", {"num_players": 4, "target_score": 10}),
     "texas_euchre-target25": ("texas_euchre-v1", {"num_players": 4, "target_score": 25}),
     "texas_euchre-target50": ("texas_euchre-v1", {"num_players": 4, "target_score": 50}),
 }
