@@ -11,8 +11,8 @@ come) set to each of ``--temperatures``. Even chances score ``log 4`` (1.386).
     python benchmarks/texas_euchre_value.py --policy zoo:texas_euchre --games 600
     python benchmarks/texas_euchre_value.py --policy heuristic --games 600
 
-docs/search.md ("Texas Euchre: the value's temperature and rollouts to the game's end") has
-the figures and what a search made of them.
+docs/lab/search_vs_zoo_opponents.md ("Texas Euchre: the value's temperature and rollouts to the
+game's end") has the figures and what a search made of them.
 """
 
 from __future__ import annotations

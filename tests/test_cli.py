@@ -314,7 +314,8 @@ def test_train_config_mistakes_are_one_line(capsys, tmp_path) -> None:
     typo.write_text((ROOT / "configs" / "kansas_city.yaml").read_text()
                     .replace("n_steps:", "n_stepz:"))
     code, _, err = run_main(capsys, "train", "--config", str(typo))
-    one_line_error(code, err, "train", "ppo.n_stepz", "did you mean ppo.n_steps?")
+    one_line_error(code, err, "train", "maskable_ppo.ppo.n_stepz",
+                   "did you mean maskable_ppo.ppo.n_steps?")
 
 
 def test_train_without_the_extra_says_how_to_install_it(capsys, monkeypatch) -> None:

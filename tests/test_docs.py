@@ -132,3 +132,30 @@ def test_the_global_state_paragraph_is_one_text_on_every_game_page() -> None:
         text = (ROOT / "docs" / f"{game}.md").read_text()
         intro = STATE_INTRO.format(path=f"cahoots_envs/games/{game}/state.py")
         assert f"<!-- state-intro -->\n{intro}\n<!-- /state-intro -->" in text, game
+
+
+def test_the_search_page_says_what_every_setting_does() -> None:
+    """docs/search.md's settings table has a row for every knob a search bot takes."""
+    from cahoots_envs.search.policy import GENERIC_DEFAULTS
+
+    text = (ROOT / "docs" / "search.md").read_text()
+    missing = [knob for knob in GENERIC_DEFAULTS if f"\n| `{knob}` |" not in text]
+    assert not missing, f"docs/search.md's settings table lacks {missing}"
+
+
+@pytest.mark.parametrize("page", ["search.md", "training.md"])
+def test_a_reference_page_reads_as_a_reference(page: str) -> None:
+    """At most 400 lines: what was tried lives in lab notes under docs/lab/, linked from it."""
+    text = (ROOT / "docs" / page).read_text()
+    assert len(text.splitlines()) <= 400, page
+    assert "](lab/" in text, f"{page} links no lab note"
+
+
+def test_every_lab_note_is_listed_and_says_its_question() -> None:
+    lab = ROOT / "docs" / "lab"
+    listing = (lab / "README.md").read_text()
+    for note in sorted(lab.glob("*.md")):
+        if note.name == "README.md":
+            continue
+        assert f"]({note.name})" in listing, f"docs/lab/README.md does not list {note.name}"
+        assert "**Question.**" in note.read_text(), f"{note.name} does not say its question"

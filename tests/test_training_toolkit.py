@@ -138,10 +138,12 @@ def test_an_algorithm_s_ppo_and_pool_settings_are_its_own_section() -> None:
     ({"env_id": "kansas_city-v1", "maskable_ppo": [1]},
      r"^maskable_ppo: expected a mapping of settings, got \[1\]$"),
     ({"env_id": "kansas_city-v1", "maskable_ppo": {"ppo": {"n_stepz": 8}}},
+     r"^unknown config key maskable_ppo\.ppo\.n_stepz; did you mean maskable_ppo\.ppo\.n_steps\?"),
+    ({**OLD_LAYOUT, "ppo": {"n_stepz": 8}},  # the layout before 0.3.0: named where written
      r"^unknown config key ppo\.n_stepz; did you mean ppo\.n_steps\?"),
     ({"env_id": "kansas_city-v1", "algorithm": "every_seat_ppo",
       "sections": {"every_seat_ppo": {"pool": {"random": "x"}}}},
-     r"^pool\.random: expected a number, got 'x'$"),
+     r"^sections\.every_seat_ppo\.pool\.random: expected a number, got 'x'$"),
 ])
 def test_a_misplaced_algorithm_setting_is_one_line(data: dict[str, Any], message: str) -> None:
     from cahoots_envs.training.config import config_from_dict

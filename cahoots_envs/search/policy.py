@@ -95,7 +95,7 @@ from cahoots_envs.search.rounds import (
 log = logging.getLogger("cahoots_envs.search")
 # a cold numba cache: the first searched decision of a process compiles the engine's loader,
 # rollout and value kernels and the sampler's; measured 2026-12-02 on the 2-core machine (load
-# average about 0): 11 s (cooperative) to 33 s (Kansas City), docs/search.md; the notice says
+# average about 0): 11 s (cooperative) to 33 s (Kansas City), docs/lab/search_warmup.md; the notice says
 # how to compile them ahead of time
 COMPILE_TIME = "10-35 s on a 2-core machine (or ahead of time: cahoots warmup)"
 

@@ -29,7 +29,7 @@ def gc_paused() -> Iterator[None]:
     after, errors included). A search makes many short-lived objects (worlds, their histories
     and records), nearly all freed as they go by reference counting, and each collection the
     allocations trigger walks every long-lived object (the world samplers' caches): about a
-    fifth of one game's labelling time, measured (docs/search.md). What the collector would
+    fifth of one game's labelling time, measured (docs/lab/search_engine_cost.md). What the collector would
     have found is found at its next run. Also a decorator (``@gc_paused()``)."""
     if not gc.isenabled():
         yield
@@ -57,7 +57,7 @@ def huge_pages_off() -> Iterator[None]:
     A search allocates arrays of megabytes again and again (engines for each batch size,
     gathered rows); with the advice on, every first touch of one faults in a 2 MB page that the
     kernel zeroes whole: on a machine with huge pages free, system time was about a third of a
-    label's CPU time in one game, measured (docs/search.md). Results do not change: only how
+    label's CPU time in one game, measured (docs/lab/search_engine_cost.md). Results do not change: only how
     memory is paged. Where the advice is off already (a caller's choice, or a search running in
     another thread) it is left as it is, as ``gc_paused`` leaves the collector. Also a
     decorator (``@huge_pages_off()``)."""

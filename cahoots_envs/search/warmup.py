@@ -1,7 +1,7 @@
 """Compile ahead of time every numba kernel a game uses, into numba's on-disk cache.
 
 A process that meets a kernel numba has not cached compiles it first (10-35 s a game on a
-2-core machine with the cache cold: docs/search.md), whatever a search bot's ``time_limit``
+2-core machine with the cache cold: docs/lab/search_warmup.md), whatever a search bot's ``time_limit``
 says; ``warmup(games)`` (``cahoots warmup [game ...]``) runs, per game, the code paths that
 call them, so that later processes only load them:
 

@@ -344,7 +344,7 @@ def algorithm_settings(data: dict[str, Any], written: dict[str, Any]) -> dict[st
                 if key in data:
                     raise ConfigError(f"{key} is given twice, at the top level and in {where}"
                                       f"{name}; keep the one in {name}")
-                own[key] = _convert(section.pop(key), hints[key], key)  # named as before
+                own[key] = _convert(section.pop(key), hints[key], f"{where}{name}.{key}")
         if name not in SECTIONS and section:
             raise ConfigError(f"unknown config key{'s' if len(section) > 1 else ''} "
                               f"{', '.join(f'{name}.{k}' for k in section)}; {name}'s section "

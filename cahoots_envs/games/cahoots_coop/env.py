@@ -135,7 +135,7 @@ grow and later indices shift; with one player there is no `other_hands`). Card k
 `colour*7 + number-1` with colours G=0, O=1, P=2, V=3. Besides the raw state, `my_plays` and
 `play_completes` spell out what each play of your own cards would do now (which piles it fits,
 how many visible goals it completes at once), indexed like the actions: a strong team player
-sees that at a glance, and a network learns far faster with it (docs/training.md).
+sees that at a glance, and a network learns far faster with it (docs/lab/maskableppo_recipes.md).
 
 <!-- observation-table -->
 | index | name | shape | range | meaning |

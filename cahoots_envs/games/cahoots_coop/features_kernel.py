@@ -5,7 +5,7 @@ code stays the reference, and the kernel gives the same features (the same integ
 bit sets; the reachabilities through the same float64 formulas, so equal to about 1e-7 after the
 cast to float32: ``tests/games/cahoots_coop/test_features.py`` compares them). It visits each
 play of each row once, where the numpy code builds ``(rows, plays, slots, kinds)`` arrays: about
-20 times faster a row, measured (docs/training.md). This module imports numba: only
+20 times faster a row, measured (docs/lab/maskableppo_recipes.md). This module imports numba: only
 ``features.py`` imports it, lazily.
 """
 

@@ -65,7 +65,7 @@ __all__ = ["DEFAULTS", "FastBot", "engine_actions", "engine_options", "knowledge
 # search the endgame: the prototype found whole-game search with few worlds worse than the bot,
 # and the last laps (hands about to shrink) are where a rollout's look-ahead pays: stranding a
 # teammate or running out of cards there ends the game. On the engine (2026-12-01, a team of
-# three, 300 deals screened, docs/search.md "The cooperative team: budgets on the engine"):
+# three, 300 deals screened, docs/lab/search_coop_budgets.md):
 # the window of 12 cards left to draw (6 before) and 4-6x the worlds and rollouts each paid on
 # their own and more together (+0.06 beginner, +0.11 normal, paired by deal); the gate stays at
 # 2 standard errors (1 paid a little alone but lost with these budgets, 3 lost)
@@ -80,7 +80,7 @@ DEFAULTS: dict[str, Any] = {
 # search over the heuristic rolls out on the engine under engine='auto': with the heuristic's
 # rollouts in one kernel call (play_out, bot_batched.py) and the trusted loader reading the
 # worlds' deals without building games, a decision costs 0.22-0.29 of the reference path's
-# (docs/search.md, 2026-12-01; 3.9-5.5x before, the bot deciding row by row in Python)
+# (docs/lab/search_engine_cost.md, 2026-12-01; 3.9-5.5x before, the bot deciding row by row in Python)
 HEURISTIC_BATCHED = True
 
 _CARD_INDEX = {name: k for k, name in enumerate(CARD_NAMES)}

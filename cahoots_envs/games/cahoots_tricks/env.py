@@ -236,7 +236,7 @@ The game has a world sampler for the search bots (`cahoots_envs.search`; module
   observation bot with its encoding.
 - **Value**: one hand is the whole game, so a rollout always reaches the end and is scored by
   `outcome()`. Every decision is searched, from trick 1 (rollouts on the batched engine make
-  the whole game affordable; docs/search.md, "Cahoots tricks: the search window").
+  the whole game affordable; docs/lab/search_tricks_window.md).
 
 ## Networks
 

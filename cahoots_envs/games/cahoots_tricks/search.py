@@ -64,8 +64,7 @@ __all__ = ["DEFAULTS", "DEFAULT_SEARCH", "FastBot", "knowledge", "sample_world",
 # A rollout plays the rest of the game (one hand = the whole game): from trick 1, 11 tricks
 # (~176 plies). Every decision is searched (worth_searching): 16 candidates cover every move of
 # a 4-player keep/kill's first pass (8 trick cards, keep or kill), which 12 left to the bot. On
-# the batched engine against 3 heuristic bots (500 games, docs/search.md, "Cahoots tricks: the
-# search window"): 0.600 win share at 19.4 ms a decision, where searching from trick 8 with 12
+# the batched engine against 3 heuristic bots (500 games, docs/lab/search_tricks_window.md): 0.600 win share at 19.4 ms a decision, where searching from trick 8 with 12
 # candidates and gate 2.0 won 0.365 (+0.236 paired); gate 1.5 costs less than 2.0 (19.4 ms
 # against 21.0) and is not told apart from it in strength (+0.024, the interval holds 0).
 DEFAULTS: dict[str, Any] = {
@@ -78,8 +77,7 @@ DEFAULTS: dict[str, Any] = {
 
 # what plain ``search`` plays (core/search.py): the shipped network decides the moves search
 # leaves alone and the default, the rule-based bot plays the rollouts. Over the heuristic
-# blueprint on the same 500 deals against 3 heuristic bots (docs/search.md, "Search over the zoo
-# networks, the heuristic playing the rollouts"): +0.071, 0.671 against 0.600, with the
+# blueprint on the same 500 deals against 3 heuristic bots (docs/lab/search_over_zoo.md): +0.071, 0.671 against 0.600, with the
 # tactics network of 2026-12-02
 DEFAULT_SEARCH = "search@rollout=heuristic:zoo:cahoots_tricks"
 SEARCH_FROM_TRICK = 1
@@ -602,6 +600,6 @@ def worth_searching(game: CahootsTricks, seat: int) -> bool:
     (there is no bidding, and the identity cards are dealt). Rollouts on the batched engine make
     the whole game affordable; from trick 8 only (the window while rollouts ran on the reference
     game) the search seat won 0.365 against 3 heuristic bots, from trick 1 0.459 (at 12
-    candidates and gate 2.0; docs/search.md). On the reference path (``engine=reference``,
+    candidates and gate 2.0; docs/lab/search_tricks_window.md). On the reference path (``engine=reference``,
     ``point_split='random'``) a decision costs about five times as much."""
     return not game.is_over and game.trick_number >= SEARCH_FROM_TRICK

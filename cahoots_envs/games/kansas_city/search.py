@@ -26,7 +26,7 @@ current hand depends on an earlier hand's hidden cards (the scores are public, a
 hand's last trick, shown until one is completed, shows another seat's upgraded trump by rank
 only), so each world is as likely as before in everything a search reads, at half the sampling
 work and a shared deal record per earlier hand that the engine's loader parses once (measured:
-docs/search.md).
+docs/lab/search_engine_cost.md).
 """
 
 from __future__ import annotations
@@ -74,8 +74,7 @@ DEFAULTS: dict[str, Any] = {
 
 # what plain ``search`` plays (core/search.py): the shipped network decides the moves search
 # leaves alone and the default, the rule-based bot plays the rollouts. Over the heuristic
-# blueprint on the same 500 deals against 3 heuristic bots (docs/search.md, "Search over the zoo
-# networks, the heuristic playing the rollouts"): +0.055, 0.929 against 0.874
+# blueprint on the same 500 deals against 3 heuristic bots (docs/lab/search_over_zoo.md): +0.055, 0.929 against 0.874
 DEFAULT_SEARCH = "search@rollout=heuristic:zoo:kansas_city"
 
 # the spread of one player's points in one hand around the table's mean, between heuristic bots

@@ -71,12 +71,11 @@ DEFAULTS: dict[str, Any] = {
 
 # what plain ``search`` plays (core/search.py): the shipped network decides the moves search
 # leaves alone and the default, the rule-based bot plays the rollouts. Over the heuristic
-# blueprint on the same 500 deals against 3 heuristic bots (docs/search.md, "Search over the zoo
-# networks, the heuristic playing the rollouts"): +0.204, 0.719 against 0.515
+# blueprint on the same 500 deals against 3 heuristic bots (docs/lab/search_over_zoo.md): +0.204, 0.719 against 0.515
 DEFAULT_SEARCH = "search@rollout=heuristic:zoo:texas_euchre"
 # search over the heuristic rolls out on the engine under engine='auto': with the heuristic's
 # rollouts in one kernel call (play_out) a decision costs 0.78-0.88 of the reference path's
-# (docs/search.md, 2026-12-01; 1.42x before, world loading dominating)
+# (docs/lab/search_engine_cost.md, 2026-12-01; 1.42x before, world loading dominating)
 HEURISTIC_BATCHED = True
 
 # the value model (see ``value``): per seat and round, points with this mean and spread (heuristic
