@@ -1,12 +1,13 @@
 """Learning curves of several training runs side by side, by CPU minute.
 
     python benchmarks/curves_by_cpu.py RUN_DIR [RUN_DIR ...] --out docs/curves/NAME.png
+    python benchmarks/curves_by_cpu.py RUN_A RUN_B --names "one setting" "another" --out ...
 
 Each run folder's ``eval.csv`` (every algorithm writes it: ``cahoots train``) gives the win share
 in one seat against each evaluation opponent, with its 95% interval, and ``cpu_seconds``, the CPU
 time the training process had spent when it was measured (its evaluations left out), so runs made
 on differently loaded machines compare on the same axis. One panel per opponent; a run is named by
-its algorithm and seed (from its ``config.yaml``). The final check's row (the last, with the most
+its algorithm and seed (from its ``config.yaml``), or by ``--names``, one per run. The final check's row (the last, with the most
 games) closes each curve.
 """
 
@@ -46,10 +47,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("runs", nargs="+", type=Path, help="run folders made by cahoots train")
     parser.add_argument("--out", type=Path, required=True, help="the PNG to write")
     parser.add_argument("--title", default="", help="the chart's title (default: the env)")
+    parser.add_argument("--names", nargs="+", default=None,
+                        help="the runs' names in the legend, one per run (default: algorithm "
+                             "and seed)")
     args = parser.parse_args(argv)
     if args.out.suffix.lower() != ".png" or not args.out.parent.is_dir():
         parser.error(f"--out {args.out}: give a .png path in an existing folder")
+    if args.names is not None and len(args.names) != len(args.runs):
+        parser.error(f"--names: give one name per run ({len(args.runs)}), got {len(args.names)}")
     runs = [read_run(run) for run in args.runs]
+    if args.names is not None:
+        runs = [(name, curves) for name, (_, curves) in zip(args.names, runs)]
     import matplotlib
 
     matplotlib.use("Agg")

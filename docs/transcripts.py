@@ -1,4 +1,4 @@
-"""Regenerate the ```console transcripts in README.md and docs/cli.md.
+"""Regenerate the ```console transcripts in README.md, docs/cli.md and the pages under docs/cli/.
 
 Every ```console block follows a marker comment saying how to make it:
 
@@ -10,8 +10,8 @@ Every ```console block follows a marker comment saying how to make it:
 
 The script runs each ``$ `` line of the block with bash (stdout and stderr together) and
 writes the output under it. The blocks of one file run in order in one fresh temporary
-folder, so a later block can read what an earlier one wrote (``cahoots replay kc_game.jsonl``
-after ``cahoots play ... --log kc_game.jsonl``); the virtual environment's ``bin`` comes first
+folder, so a later block can read what an earlier one wrote (``cahoots replay coop_game.jsonl``
+after ``cahoots play ... --log coop_game.jsonl``); the virtual environment's ``bin`` comes first
 on PATH. OPTIONS, separated by spaces (shell quoting):
 
     head=N tail=M   keep the first N and the last M lines of each command's output, with
@@ -24,7 +24,8 @@ on PATH. OPTIONS, separated by spaces (shell quoting):
     manual ...      the block is written by hand (a long training run, timings): left alone;
                     say when it was measured, e.g. "manual, measured 2026-11-30"
 
-Usage: python docs/transcripts.py [--check] [FILE ...]   (default: README.md docs/cli.md)
+Usage: python docs/transcripts.py [--check] [FILE ...]
+(default: README.md docs/cli.md docs/cli/play.md docs/cli/cross_play.md)
 Without --check it rewrites the files; with --check it writes nothing and exits 1 listing
 the blocks whose stored output differs.
 """
@@ -43,7 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = ("README.md", "docs/cli.md")
+DOCS = ("README.md", "docs/cli.md", "docs/cli/play.md", "docs/cli/cross_play.md")
 VENV_BIN = ROOT / ".venv" / "bin"
 MARKER = "<!-- transcript:"
 TIMEOUT = 900  # seconds per command

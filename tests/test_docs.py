@@ -13,6 +13,27 @@ ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
 
 
+def _doc_script(name: str, file: str):
+    """docs/<file> (a script, not a package module) loaded as module ``name``."""
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location(name, ROOT / "docs" / file)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def _transcripts():
+    return _doc_script("transcripts", "transcripts.py")
+
+
+def _tables():
+    return _doc_script("doc_tables", "tables.py")
+
+
 def test_readme_env_table_is_current() -> None:
     assert env_table() in README, "regenerate with: python -m cahoots_envs.docs"
 
@@ -39,20 +60,30 @@ def test_readme_links_every_doc_page() -> None:
 
 def test_every_console_block_has_a_transcript_marker() -> None:
     """docs/transcripts.py regenerates the ```console blocks; each says how (not run here)."""
-    import importlib.util
-    import sys
-
-    spec = importlib.util.spec_from_file_location("transcripts", ROOT / "docs" / "transcripts.py")
-    assert spec and spec.loader
-    transcripts = importlib.util.module_from_spec(spec)
-    sys.modules["transcripts"] = transcripts  # dataclasses look their module up there
-    spec.loader.exec_module(transcripts)
+    transcripts = _transcripts()
     for path in transcripts.DOCS:
         text = (ROOT / path).read_text()
         blocks = transcripts.find_blocks(path, text)  # raises on a block without a valid marker
         assert len(blocks) == text.count("```console"), path
         for block in blocks:
             assert block.manual or block.commands, f"{path}:{block.line}"
+
+
+def test_every_page_with_generated_transcripts_is_one_the_generator_runs() -> None:
+    """A page whose ```console blocks are made by running their commands (a marker that is not
+    ``manual``) is in docs/transcripts.py's default files, so that a plain run or ``--check``
+    covers it; and every page of docs/cli/ is linked from docs/cli.md."""
+    transcripts = _transcripts()
+    generated = set()
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("**/*.md"))]:
+        rel = page.relative_to(ROOT).as_posix()
+        text = page.read_text()
+        if "```console" in text and any(not b.manual for b in transcripts.find_blocks(rel, text)):
+            generated.add(rel)
+    assert generated <= set(transcripts.DOCS), sorted(generated - set(transcripts.DOCS))
+    cli = (ROOT / "docs" / "cli.md").read_text()
+    for page in sorted((ROOT / "docs" / "cli").glob("*.md")):
+        assert f"](cli/{page.name})" in cli, f"docs/cli.md does not link cli/{page.name}"
 
 
 def test_the_main_job_quote_is_the_same_in_the_readme_and_the_training_page() -> None:
@@ -80,16 +111,6 @@ def test_the_doc_generator_refuses_an_unknown_game_in_one_line(capsys) -> None:
     assert err[-1].startswith("python -m cahoots_envs.docs: error: unknown env 'no_such_game'")
 
 
-def _tables():
-    import importlib.util
-    import sys
-
-    spec = importlib.util.spec_from_file_location("doc_tables", ROOT / "docs" / "tables.py")
-    assert spec and spec.loader
-    tables = importlib.util.module_from_spec(spec)
-    sys.modules["doc_tables"] = tables  # dataclasses look their module up there
-    spec.loader.exec_module(tables)
-    return tables
 
 
 def test_every_generated_table_is_what_its_generator_makes_from_the_results_files() -> None:
@@ -143,7 +164,7 @@ def test_the_search_page_says_what_every_setting_does() -> None:
     assert not missing, f"docs/search.md's settings table lacks {missing}"
 
 
-@pytest.mark.parametrize("page", ["search.md", "training.md"])
+@pytest.mark.parametrize("page", ["search.md", "training.md", "cli.md"])
 def test_a_reference_page_reads_as_a_reference(page: str) -> None:
     """At most 400 lines: what was tried lives in lab notes under docs/lab/, linked from it."""
     text = (ROOT / "docs" / page).read_text()

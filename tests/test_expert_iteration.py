@@ -131,6 +131,7 @@ def test_positions_are_the_networks_own_decisions_with_a_choice() -> None:
     ({"beta": 0}, "beta must be a number > 0"),
     ({"label_values": "biased"}, "label_values must be one of selection, unbiased"),
     ({"take": 1.5}, r"take must be in \(0, 1\]"),
+    ({"random_share": 1.5}, r"random_share must be in \[0, 1\], got 1.5"),
     ({"max_moves": 1}, "max_moves must be >= 2"),
     ({"network": {"type": "transformer"}}, "network.type must be action_scoring"),
     ({"network": {"type": "action_scoring", "trunk": [8]}}, "network: unknown keys trunk"),
@@ -146,6 +147,44 @@ def test_a_bad_section_is_one_line_before_any_work(tmp_path: Path, change: dict,
                                     "expert_iteration": change}))
     with pytest.raises(ConfigError, match=message):
         load_config(path)
+
+
+def test_random_share_seats_random_bots_in_that_share_of_the_one_seat_games() -> None:
+    """``random_share``: the last share of the one-seat games has random bots in the other
+    seats (the rest ``opponent``); without it the random bots never play; positions repeat."""
+    import cahoots_envs
+    from cahoots_envs.training.config import TrainConfig
+
+    class Counting:  # the real bots, counting the rows they are asked to play
+        def __init__(self, name: str) -> None:
+            self.bot = cahoots_envs.load_policy(name, "kansas_city-v1", {"num_players": 4},
+                                                seed=0)
+            self.rows = 0
+
+        def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+            self.rows += len(obs)
+            return self.bot.act_batch(obs, masks)  # type: ignore[no-any-return]
+
+    config = TrainConfig(env_id="kansas_city-v1", env_options={"num_players": 4}, n_envs=8)
+    network = cahoots_envs.load_policy("zoo:kansas_city", "kansas_city-v1", {"num_players": 4})
+    rows, obs = {}, {}
+    for share in (0.0, 0.5, 1.0):
+        heuristic, randoms = Counting("heuristic"), Counting("random")
+        sampler = MLPPolicy([(w.T, b) for w, b in network.layers], network.activation,
+                            deterministic=False, seed=3)
+        found = collect_positions(config, ExpertIterationConfig(take=0.5, random_share=share),
+                                  sampler, heuristic, 30, 12, 3, randoms)
+        rows[share], obs[share] = (heuristic.rows, randoms.rows), found.obs
+    assert rows[0.0][0] > 0 and rows[0.0][1] == 0
+    assert rows[0.5][0] > 0 and rows[0.5][1] > 0
+    assert rows[1.0][0] == 0 and rows[1.0][1] > 0
+    assert not np.array_equal(obs[0.0], obs[0.5])
+    from cahoots_envs.training.config import config_from_dict
+
+    team = {"env_id": "cahoots_coop-v1", "env_options": {"num_players": 3}, "team": True,
+            "algorithm": "expert_iteration", "expert_iteration": {"random_share": 0.5}}
+    with pytest.raises(ConfigError, match="a team run has no one-seat games to seat random"):
+        config_from_dict(team)
 
 
 def tiny(tmp_path: Path, name: str) -> Path:
@@ -281,3 +320,31 @@ def test_labels_tilt_by_the_independent_worlds_values_with_label_values_unbiased
             for k, lab in enumerate(labels) if lab.searched]
     assert len(want) >= 1
     np.testing.assert_allclose(got.targets, np.array(want), atol=1e-6)
+
+
+def test_a_run_with_random_share_resumes_bit_identically(tmp_path: Path) -> None:
+    """The random bots' draws are in the checkpoint: a run stopped in its second iteration's
+    fit and resumed ends with the weights of the run never stopped."""
+    from cahoots_envs.training.checkpoint import SimulatedStop, arm_stop
+
+    weights = []
+    for name, stop in (("whole", 0), ("stopped", 3)):
+        path = tiny(tmp_path, name)
+        config = yaml.safe_load(path.read_text())
+        config["expert_iteration"]["random_share"] = 0.5
+        path.write_text(yaml.safe_dump(config))
+        runs = tmp_path / name
+        if stop:
+            arm_stop("update", stop)
+            try:
+                with pytest.raises(SimulatedStop):
+                    main(["--config", str(path), "--runs-dir", str(runs)])
+            finally:
+                arm_stop("update", 0)
+            (run_dir,) = runs.iterdir()
+            assert main(["--resume", str(run_dir)]) == 0
+        else:
+            assert main(["--config", str(path), "--runs-dir", str(runs)]) == 0
+        (run_dir,) = runs.iterdir()
+        weights.append(read_safetensors(run_dir / "policy.safetensors")[0])
+    assert all(np.array_equal(weights[0][k], weights[1][k]) for k in weights[0])

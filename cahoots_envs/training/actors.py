@@ -168,10 +168,37 @@ class ScoringActor:
                                  seed=self.config.seed)
         except (ValueError, OSError) as e:
             raise ConfigError(f"{self.section}.start: {e}") from None
-        if not isinstance(policy, ActionScoringPolicy) or policy.computed != self.record:
+        if not isinstance(policy, ActionScoringPolicy) or not self._starts_from(policy.computed):
             raise ConfigError(f"{self.section}.start: {spec!r} is not an action-scoring policy with "
-                              f"the computed features {self.record}")
-        self.load(policy)
+                              f"the computed features {self.record} (or a set they begin with)")
+        if policy.computed == self.record:
+            self.load(policy)
+            return
+        self.load_widened(policy)
+
+    def _starts_from(self, computed: Any) -> bool:
+        """Whether a policy reading ``computed`` starts this network: the same record, or a
+        set the game declares this one begins with (``extras["play_feature_prefixes"]``)."""
+        if computed == self.record:
+            return True
+        if computed is None or self.record is None:
+            return False
+        prefixes = self.info.spec.extras.get("play_feature_prefixes", {})
+        same = {k: v for k, v in computed.items() if k not in ("name", "size")} == {
+            k: v for k, v in self.record.items() if k not in ("name", "size")}
+        return bool(same and prefixes.get(self.record["name"]) == computed.get("name")
+                    and int(computed["size"]) < int(self.record["size"]))
+
+    def load_widened(self, policy: Any) -> None:
+        """Load a policy whose computed features are the first of this network's: its first
+        head layer gets zero weights for the new features, so the network scores every move as
+        the policy does."""
+        tensors = dict(policy.tensors())
+        first = np.asarray(tensors["head.0.weight"], np.float32)
+        extra = int(self.record["size"]) - int(policy.computed["size"])
+        tensors["head.0.weight"] = np.concatenate(
+            [first, np.zeros((first.shape[0], extra), np.float32)], axis=1)
+        self.load(_Tensors(tensors))
 
     def pretrain(self, evaluator: Evaluator, run_dir: Path) -> dict[str, Any]:
         """The behaviour clone of ``pretrain`` (``imitation.clone_scorer``)."""
@@ -188,3 +215,13 @@ class ScoringActor:
 
     def logits(self, obs: Any, features: Any) -> Any:
         return self.net(obs, features)
+
+
+class _Tensors:
+    """Weights by name, as ``ScoringActor.load`` reads a policy's."""
+
+    def __init__(self, tensors: dict[str, np.ndarray]) -> None:
+        self._tensors = tensors
+
+    def tensors(self) -> dict[str, np.ndarray]:
+        return self._tensors

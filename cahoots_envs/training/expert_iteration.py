@@ -8,7 +8,9 @@ One iteration:
 1. **Positions the network reaches.** ``n_envs`` games on the batched engine: in a share
    (``self_play_share``) the network plays every seat, in the others one seat (rotated) against
    ``opponent`` in the rest. The network samples its moves (its masked softmax, so the positions
-   spread). Each of its decisions with 2..``max_moves`` legal moves is kept with chance
+   spread); with ``random_share``, that share of the one-seat games has random bots in the
+   other seats instead, so positions come from games against random players too. Each of its
+   decisions with 2..``max_moves`` legal moves is kept with chance
    ``take`` as a reference game (``engine.game(i)``: the deals and every action so far), with
    its observation and mask, until ``positions`` are kept (with ``only_searched``, only those
    the game's search bot would search: its ``worth_searching``).
@@ -98,6 +100,9 @@ class ExpertIterationConfig:
     only_searched: bool = False
     self_play_share: float = 0.0  # games where the network plays every seat
     opponent: str = "heuristic"  # the other seats of the remaining games (a policy spec)
+    # the share of those one-seat games whose other seats are random bots instead of `opponent`:
+    # positions from games against random players too, so the network keeps its play there
+    random_share: float = 0.0
     search: dict[str, Any] = field(default_factory=lambda: {"worlds": 8, "max_worlds": 16})
     rollout: str = "blueprint"  # who plays the rollouts: the network, or the game's heuristic
     beta: float = 0.05  # the target's temperature, in value units
@@ -124,6 +129,8 @@ class ExpertIterationConfig:
             problems.append(f"take must be in (0, 1], got {self.take}")
         if not 0.0 <= self.self_play_share <= 1.0:
             problems.append(f"self_play_share must be in [0, 1], got {self.self_play_share}")
+        if not 0.0 <= self.random_share <= 1.0:
+            problems.append(f"random_share must be in [0, 1], got {self.random_share}")
         if self.rollout not in ROLLOUTS:
             problems.append(f"rollout must be one of {', '.join(ROLLOUTS)}, got {self.rollout!r}")
         if not (math.isfinite(self.beta) and self.beta > 0):
@@ -156,6 +163,9 @@ class ExpertIterationConfig:
         """With the env known (as the config loads): the network's segments and computed
         features exist for it."""
         check_network(config, self.network, SECTION)
+        if self.random_share > 0 and config.team:
+            raise ConfigError(f"{SECTION}.random_share: a team run has no one-seat games to "
+                              "seat random bots in; set random_share: 0 or team: false")
 
 
 # ---- the network ----------------------------------------------------------------------------
@@ -247,9 +257,11 @@ class Positions:
 
 
 def collect_positions(config: TrainConfig, section: ExpertIterationConfig, sampler: Any,
-                      opponent: Any, count: int, most: int, seed: int) -> Positions:
+                      opponent: Any, count: int, most: int, seed: int,
+                      randoms: Any = None) -> Positions:
     """``count`` positions the network reaches (see the module docstring, step 1), the network
-    playing as ``sampler`` (its policy sampling its moves)."""
+    playing as ``sampler`` (its policy sampling its moves); ``randoms`` plays the other seats of
+    the last ``random_share`` of the one-seat games (``opponent`` the rest)."""
 
     vec = make_vector(config.env_id, config.n_envs, seed=seed, **config.game_options())
     vec.reset(seed=seed)
@@ -258,6 +270,9 @@ def collect_positions(config: TrainConfig, section: ExpertIterationConfig, sampl
     rng = np.random.default_rng([seed, 5])
     every = np.arange(n) < round((1.0 if config.team else section.self_play_share) * n)
     seat = np.arange(n) % p  # the network's seat in the other games
+    one_seat = n - int(every.sum())
+    against_random = np.arange(n) >= n - (round(section.random_share * one_seat)
+                                          if randoms is not None else 0)
     worth = None
     if section.only_searched:
         worth = env_info(config.env_id, config.game_options()).spec.require(
@@ -286,9 +301,12 @@ def collect_positions(config: TrainConfig, section: ExpertIterationConfig, sampl
                 games.append(game)
                 obs.append(e.obs[i].astype(np.float32))
                 masks.append(e.mask[i].copy())
-        others = np.flatnonzero(~ours)
+        others = np.flatnonzero(~ours & ~against_random)
         if others.size:
             move[others] = opponent.act_batch(e.obs[others], e.mask[others])
+        others = np.flatnonzero(~ours & against_random)
+        if others.size:
+            move[others] = randoms.act_batch(e.obs[others], e.mask[others])
         e.step(move)
         done = np.flatnonzero(e.done & ~every)
         seat[done] = (seat[done] + 1) % p
@@ -401,6 +419,9 @@ def train(config: TrainConfig, run_dir: Path, resume: bool, evaluator: Evaluator
     opponent = None
     if not config.team and section.self_play_share < 1.0:
         opponent = load_policy(section.opponent, config.env_id, options, seed=config.seed + 19)
+    randoms = None
+    if not config.team and section.random_share > 0:
+        randoms = load_policy("random", config.env_id, options, seed=config.seed + 23)
     most = section.max_moves
     optimizer = torch.optim.Adam(net.parameters(), lr=section.learning_rate)
     window: list[Labelled] = []
@@ -412,6 +433,7 @@ def train(config: TrainConfig, run_dir: Path, resume: bool, evaluator: Evaluator
         load_optimizer("opt", optimizer, tensors, state["optimizer"])
         load_torch_rng("rng", generator, tensors)
         set_generator_states(opponent, state["opponent_rng"])
+        set_generator_states(randoms, state.get("random_rng", []))
         window = [Labelled(tensors[f"window/{k}/obs"], tensors[f"window/{k}/masks"],
                            tensors[f"window/{k}/targets"], changed, gain)
                   for k, (changed, gain) in enumerate(state["window"])]
@@ -432,7 +454,7 @@ def train(config: TrainConfig, run_dir: Path, resume: bool, evaluator: Evaluator
         count = min(section.positions, config.total_timesteps - steps)
         t1 = time.time()
         found = collect_positions(config, section, network.policy(False, seed), opponent, count,
-                                  most, seed)
+                                  most, seed, randoms)
         t2 = time.time()
         labelled = label(config, section, actor, found, seed)
         t3 = time.time()
@@ -463,6 +485,7 @@ def train(config: TrainConfig, run_dir: Path, resume: bool, evaluator: Evaluator
             checkpoints.save(iteration, tensors, {
                 "steps": steps, "seconds": time.time() - t0, "optimizer": opt_meta,
                 "opponent_rng": generator_states(opponent),
+                **({"random_rng": generator_states(randoms)} if randoms is not None else {}),
                 "window": [[d.changed, d.gain] for d in window],
                 "behaviour_cloning": pretrain_stats, **logs_state(evaluator, progress)})
     return Trained(learner=network.policy(), timesteps=steps, seconds=time.time() - t0,

@@ -340,21 +340,21 @@ its 95% interval.
 
 The point estimates are above 0 at both difficulties (the target, met by its point estimate),
 but both intervals still hold 0, and these are the deals the convention was tuned on (below).
-On another 1,000 deals (the cross-play's, docs/cli.md) the same team's paired gain was +0.004
-[-0.031, +0.039] at beginner and -0.019 [-0.054, +0.016] at normal: the convention's gain is not
-distinguishable from none. The two vocabularies give the same games, as the convention uses one
-pile word in each (`wish`, `have`), read alike. Dutch is taken as the better one for the
-search figures below: its `have` is a true signal, which the search's world sampler deals by
-(Spanish signals bind nothing).
+On another 1,000 deals (the cross-play's, docs/lab/coop_cross_play_talk.md) the same team's
+paired gain was +0.004 [-0.031, +0.039] at beginner and -0.019 [-0.054, +0.016] at normal: the
+convention's gain is not distinguishable from none. The two vocabularies give the same games, as
+the convention uses one pile word in each (`wish`, `have`), read alike. Dutch is taken as the
+better one for the search figures below: its `have` is a true signal, which the search's world
+sampler deals by (Spanish signals bind nothing).
 
 **A team of search with talk**, and talk in mixed teams, on the cross-play's 1,000 deals
 (`cahoots eval cahoots_coop ... --cross-play --games 1000` with and without `-o talk=dutch`,
-paired by `benchmarks/cross_play_paired.py`; the commands and tables in docs/cli.md): the search
-team wins 0.842 with Dutch talk against 0.845 without at beginner (paired -0.003 [-0.030,
-+0.024]) and 0.675 against 0.682 at normal (-0.007 [-0.039, +0.025]); no mixed team of random,
-heuristic and search teammates changes beyond its interval. Its rollouts are silent and it never
-searches a talk decision, so talk reaches it only through the worlds it deals (`have pile` binds
-them) and its teammates' plays.
+paired by `benchmarks/cross_play_paired.py`; the commands and tables in
+docs/lab/coop_cross_play_talk.md): the search team wins 0.842 with Dutch talk against 0.845
+without at beginner (paired -0.003 [-0.030, +0.024]) and 0.675 against 0.682 at normal (-0.007
+[-0.039, +0.025]); no mixed team of random, heuristic and search teammates changes beyond its
+interval. Its rollouts are silent and it never searches a talk decision, so talk reaches it only
+through the worlds it deals (`have pile` binds them) and its teammates' plays.
 
 What each part adds (the same command's second table; gains over the shipped convention, Dutch):
 

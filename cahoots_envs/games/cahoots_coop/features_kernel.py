@@ -30,6 +30,41 @@ def _first_max(row: np.ndarray, off: int, size: int) -> int:
 
 
 @numba.njit(cache=True)
+def read_table(row: np.ndarray, o_tops: int, o_goals: int, kinds: int, piles: int,
+               goal_width: int, id_at: int, num_goals: int, tops: np.ndarray,
+               present: np.ndarray, gid: np.ndarray) -> None:
+    """The tops' kinds and the visible goals (present, id) of one observation row, in place."""
+    for p in range(piles):
+        tops[p] = _first_max(row, o_tops + p * kinds, kinds)
+        at = o_goals + p * goal_width
+        present[p] = row[at] > 0.5
+        gid[p] = _first_max(row, at + id_at, num_goals) if present[p] else 0
+
+
+@numba.njit(cache=True)
+def play_tops(kind: int, pile: int, tops: np.ndarray, place: np.ndarray,
+              new_tops: np.ndarray) -> int:
+    """The tops after a card of ``kind`` goes on ``pile`` (into ``new_tops``), and their code in
+    the satisfied tables."""
+    code = 0
+    for p in range(tops.shape[0]):
+        new_tops[p] = kind if p == pile else tops[p]
+        code += new_tops[p] * place[p]
+    return code
+
+
+@numba.njit(cache=True)
+def mark_done(satisfied: int, present: np.ndarray, gid: np.ndarray, done: np.ndarray) -> int:
+    """Which visible goals the tops coded with ``satisfied`` bits complete (into ``done``), and
+    how many."""
+    count = 0
+    for s in range(present.shape[0]):
+        done[s] = present[s] and (satisfied >> gid[s]) & 1 == 1
+        count += done[s]
+    return count
+
+
+@numba.njit(cache=True)
 def lookahead_rows(obs: np.ndarray, offsets: np.ndarray, num_players: int, kinds: int,
                    piles: int, num_goals: int, goal_width: int, id_at: int, tables: np.ndarray,
                    completers: np.ndarray, matches: np.ndarray, place: np.ndarray,
@@ -61,11 +96,8 @@ def lookahead_rows(obs: np.ndarray, offsets: np.ndarray, num_players: int, kinds
                 left -= seen  # as the numpy code: clipped once more below
             unseen[k] = max(0, left)
             total += unseen[k]
-        for p in range(piles):
-            tops[p] = _first_max(row, o_tops + p * kinds, kinds)
-            at = o_goals + p * goal_width
-            present[p] = row[at] > 0.5
-            gid[p] = _first_max(row, at + id_at, num_goals) if present[p] else 0
+        read_table(row, o_tops, o_goals, kinds, piles, goal_width, id_at, num_goals, tops,
+                   present, gid)
         mode = 1 if row[o_rules + 1] > 0.5 else 0
         next_size = int(np.rint(row[o_sizes + 1 % num_players]))
         goals_left = int(np.rint(row[o_counts + 1] * np.float32(num_goals)))
@@ -73,16 +105,10 @@ def lookahead_rows(obs: np.ndarray, offsets: np.ndarray, num_players: int, kinds
             kind, pile = a // piles, a % piles
             if hand[kind] <= 0:
                 continue  # not in the hand: no such play (its entries stay zero)
-            code = 0
-            for p in range(piles):
-                new_tops[p] = kind if p == pile else tops[p]
-                code += new_tops[p] * place[p]
-            satisfied = tables[mode, code]
-            count = 0
+            code = play_tops(kind, pile, tops, place, new_tops)
+            count = mark_done(tables[mode, code], present, gid, done)
             every = True
             for s in range(piles):
-                done[s] = present[s] and (satisfied >> gid[s]) & 1 == 1
-                count += done[s]
                 if present[s] and not done[s]:
                     every = False
             alive = 0

@@ -5,7 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from cahoots_envs.core.spec import GameSpec
-from cahoots_envs.games.cahoots_coop import encoder, features, search, state, text, view
+from cahoots_envs.games.cahoots_coop import (
+    encoder,
+    features,
+    search,
+    state,
+    text,
+    two_ahead,
+    view,
+)
 from cahoots_envs.games.cahoots_coop.bot import HeuristicPolicy
 from cahoots_envs.games.cahoots_coop.rules import CahootsCoop
 
@@ -20,5 +28,9 @@ SPEC = GameSpec(
     view=view,
     batched="cahoots_envs.games.cahoots_coop.batched",
     # per-play features networks may compute from the observation (policies/scoring.py)
-    extras={"play_features": {"lookahead": features.lookahead}},
+    extras={"play_features": {"lookahead": features.lookahead,
+                              "two_ahead": two_ahead.two_ahead},
+            # two_ahead's first features are lookahead's: a network that reads lookahead
+            # starts one that reads two_ahead, the new input columns zero (training/actors.py)
+            "play_feature_prefixes": {"two_ahead": "lookahead"}},
 )
