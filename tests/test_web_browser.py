@@ -57,9 +57,11 @@ def server() -> Iterator[tuple[str, Any]]:
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    # chromium keeps its singleton folder in TMPDIR: under pytest's temp, not the system's
+    env = {**os.environ, "TMPDIR": str(tmp_path_factory.mktemp("chromium"))}
     with sync_api.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM)
+        chromium = p.chromium.launch(executable_path=CHROMIUM, env=env)
         yield chromium
         chromium.close()
 
