@@ -133,6 +133,13 @@ def test_positions_are_the_networks_own_decisions_with_a_choice() -> None:
     ({"take": 1.5}, r"take must be in \(0, 1\]"),
     ({"random_share": 1.5}, r"random_share must be in \[0, 1\], got 1.5"),
     ({"max_moves": 1}, "max_moves must be >= 2"),
+    ({"matched_rollouts": True},
+     ("matched_rollouts matches the rollouts to the games against random bots, which "
+      "random_share: 0 leaves out")),
+    ({"matched_rollouts": "yes", "random_share": 0.5},
+     "matched_rollouts: expected true or false, got 'yes'"),
+    ({"matched_rollouts": True, "random_share": 0.5, "search": {"leaf": 1}},
+     "matched_rollouts plays whole rollouts on the engine"),
     ({"network": {"type": "transformer"}}, "network.type must be action_scoring"),
     ({"network": {"type": "action_scoring", "trunk": [8]}}, "network: unknown keys trunk"),
     ({"network": {"type": "action_scoring", "head_sizes": [0]}},
@@ -322,9 +329,11 @@ def test_labels_tilt_by_the_independent_worlds_values_with_label_values_unbiased
     np.testing.assert_allclose(got.targets, np.array(want), atol=1e-6)
 
 
-def test_a_run_with_random_share_resumes_bit_identically(tmp_path: Path) -> None:
+@pytest.mark.parametrize("matched", [False, True])
+def test_a_run_with_random_share_resumes_bit_identically(tmp_path: Path, matched: bool) -> None:
     """The random bots' draws are in the checkpoint: a run stopped in its second iteration's
-    fit and resumed ends with the weights of the run never stopped."""
+    fit and resumed ends with the weights of the run never stopped (with ``matched_rollouts``
+    too: the rollouts' random bots are seeded by the iteration)."""
     from cahoots_envs.training.checkpoint import SimulatedStop, arm_stop
 
     weights = []
@@ -332,6 +341,7 @@ def test_a_run_with_random_share_resumes_bit_identically(tmp_path: Path) -> None
         path = tiny(tmp_path, name)
         config = yaml.safe_load(path.read_text())
         config["expert_iteration"]["random_share"] = 0.5
+        config["expert_iteration"]["matched_rollouts"] = matched
         path.write_text(yaml.safe_dump(config))
         runs = tmp_path / name
         if stop:

@@ -22,7 +22,7 @@ from typing import Any
 from cahoots_envs.core.options import parse_value
 from cahoots_envs.core.search import World
 from cahoots_envs.search.infoset import Infoset, infoset
-from cahoots_envs.search.label import Label, label_positions, measure_labels
+from cahoots_envs.search.label import Label, SeatedRoller, label_positions, measure_labels
 from cahoots_envs.search.policy import GENERIC_DEFAULTS, SearchPolicy, SearchStats, check_knobs
 
 SPEC_PREFIX = "search"
@@ -65,6 +65,7 @@ __all__ = [
     "Label",
     "SearchPolicy",
     "SearchStats",
+    "SeatedRoller",
     "World",
     "infoset",
     "is_search_spec",

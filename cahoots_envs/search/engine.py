@@ -329,7 +329,10 @@ class EngineRollouts:
         value = self.sampler.value
         start = engine.hands_dealt()[:rows].copy()
         starts = _Starts(worlds, source)  # a world's game only where asked for (boundaries)
-        played = None if self.leaf else \
+        # a policy with ``act_seated`` plays the searching seat and the others differently
+        # (``label.SeatedRoller``): it needs the lockstep, which tells it whose turn each row is
+        seated = getattr(policy, "act_seated", None)
+        played = None if self.leaf or seated is not None else \
             engine.play_out(policy, actions[:rows], seat, value, starts)  # None: lockstep
         if played is None and lazy:
             engine.copy_observations(loader, source)
@@ -362,7 +365,10 @@ class EngineRollouts:
             forced = legal == 1  # one legal move: taken without asking the policy
             actions[going[forced]] = masks[forced].argmax(axis=1)
             ask = going[~forced]
-            if ask.size:
+            if ask.size and seated is not None:
+                actions[ask] = seated(engine.obs[ask], masks[~forced],
+                                      engine.to_move[ask] == seat[ask])
+            elif ask.size:
                 actions[ask] = policy.act_batch(engine.obs[ask], masks[~forced])
         results, at = [], 0
         for job in jobs:

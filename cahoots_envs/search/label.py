@@ -154,18 +154,49 @@ def _labeller(env_id: str, options: Mapping[str, Any] | None, positions: Sequenc
     return bot, infosets
 
 
+class SeatedRoller:
+    """A rollout player that seats ``own`` at the searching seat and ``others`` everywhere else
+    (each a policy with ``act_batch``): rollouts against the opponents a position's game really
+    had, e.g. random bots, where ``rollout`` alone would make every other seat the same player.
+    ``label_positions(..., roller=SeatedRoller(own, others))``; the batched engine's lockstep
+    asks ``act_seated`` with whose turn each row is."""
+
+    def __init__(self, own: Any, others: Any) -> None:
+        self.own, self.others = own, others
+        self.name = f"seated({getattr(own, 'name', 'own')}, {getattr(others, 'name', 'others')})"
+
+    def act_seated(self, observations: np.ndarray, action_masks: np.ndarray,
+                   searching: np.ndarray) -> np.ndarray:
+        out = np.empty(len(observations), np.int64)
+        for rows, policy in ((np.flatnonzero(searching), self.own),
+                             (np.flatnonzero(~searching), self.others)):
+            if rows.size:
+                out[rows] = policy.act_batch(observations[rows], action_masks[rows])
+        return out
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        raise TypeError("a SeatedRoller acts only in the engine's rollouts, which say whose turn "
+                        "each row is (act_seated)")
+
+
 def label_positions(env_id: str, options: Mapping[str, Any] | None, positions: Sequence[Any],
                     blueprint: Any = None, seed: int = 0, *, blueprint_name: str | None = None,
-                    unbiased: bool = False, **knobs: Any) -> list[Label]:
+                    unbiased: bool = False, roller: Any = None, **knobs: Any) -> list[Label]:
     """Search ``positions`` (reference games, or ``(deals, actions)`` histories, the seat to
     move searching) of ``env_id`` with ``options`` together on the batched engine (or one at a
     time on the reference game, where a search bot with these knobs rolls out there), over
     ``blueprint`` (a loaded policy; None: the game's rule-based bot) with the search ``knobs``
     (``SearchPolicy``'s; ``search_all`` and ``time_limit`` do not apply); one ``Label`` per
     position, in order (see the module docstring). ``unbiased``: each searched label measured
-    again in independent worlds (``measure_labels``)."""
+    again in independent worlds (``measure_labels``). ``roller``: who plays the rollouts
+    instead of the ``rollout`` knob's player (a ``SeatedRoller``); the batched engine only."""
     bot, infosets = _labeller(env_id, options, positions, blueprint, seed, blueprint_name, knobs)
     engine = bot._engine_rollouts()
+    if roller is not None:
+        if engine is None or bot.settings["belief"] != 0 or bot.settings["leaf"] != 0:
+            raise ValueError("label_positions: a roller plays the rollouts on the batched "
+                             "engine only (engine='batched', belief=0, leaf=0)")
+        bot._roller = roller
     s = bot.settings
     if not infosets:
         return []

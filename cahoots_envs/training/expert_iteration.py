@@ -18,7 +18,9 @@ One iteration:
    with the ``search`` knobs, the current network (greedy) as the blueprint: its move is the
    search's default and, with ``rollout: blueprint``, it plays the rollouts (one forward pass a
    ply for all rows); ``rollout: heuristic`` rolls out with the game's rule-based bot instead
-   (cheaper). Every label carries each legal move's mean rollout value.
+   (cheaper). With ``matched_rollouts``, the positions from games against random bots are
+   rolled out with random bots at the other seats (``SeatedRoller``; the ``rollout`` player at
+   the searching seat). Every label carries each legal move's mean rollout value.
 3. **Learning from the values, not the choices.** For each searched position the target is the
    network's own distribution there, tilted by the values:
    ``target(a) ∝ pi_old(a) * exp((Q(a) - max Q) / beta)`` over the legal moves (the policy that
@@ -54,7 +56,7 @@ from cahoots_envs.core.game import Game
 from cahoots_envs.envinfo import env_info
 from cahoots_envs.policies.loading import load_policy
 from cahoots_envs.policies.network import MLPPolicy
-from cahoots_envs.search import label_positions
+from cahoots_envs.search import SeatedRoller, label_positions
 from cahoots_envs.search.policy import check_knobs
 from cahoots_envs.training.actors import check_network, network_problems, scoring_actor
 from cahoots_envs.training.checkpoint import (
@@ -103,6 +105,11 @@ class ExpertIterationConfig:
     # the share of those one-seat games whose other seats are random bots instead of `opponent`:
     # positions from games against random players too, so the network keeps its play there
     random_share: float = 0.0
+    # true: the positions from those games against random bots are labelled with random bots
+    # in the rollouts' other seats too (the searching seat still played by `rollout`), so their
+    # values are the values against the players that game had; false: `rollout` plays every
+    # seat of every rollout
+    matched_rollouts: bool = False
     search: dict[str, Any] = field(default_factory=lambda: {"worlds": 8, "max_worlds": 16})
     rollout: str = "blueprint"  # who plays the rollouts: the network, or the game's heuristic
     beta: float = 0.05  # the target's temperature, in value units
@@ -133,6 +140,14 @@ class ExpertIterationConfig:
             problems.append(f"random_share must be in [0, 1], got {self.random_share}")
         if self.rollout not in ROLLOUTS:
             problems.append(f"rollout must be one of {', '.join(ROLLOUTS)}, got {self.rollout!r}")
+        if self.matched_rollouts and self.random_share == 0:
+            problems.append("matched_rollouts matches the rollouts to the games against random "
+                            "bots, which random_share: 0 leaves out; set random_share > 0 or "
+                            "matched_rollouts: false")
+        elif self.matched_rollouts and isinstance(self.search, dict) and \
+                (self.search.get("leaf", 0) or self.search.get("belief", 0)):
+            problems.append("matched_rollouts plays whole rollouts on the engine; it does not "
+                            "combine with search.leaf or search.belief")
         if not (math.isfinite(self.beta) and self.beta > 0):
             problems.append(f"beta must be a number > 0, got {self.beta}")
         if self.label_values not in LABEL_VALUES:
@@ -254,6 +269,8 @@ class Positions:
     obs: np.ndarray
     masks: np.ndarray
     decisions: int  # the network's decisions played to find them
+    # per position: found in a game whose other seats were random bots (random_share)
+    against_random: np.ndarray = field(default_factory=lambda: np.zeros(0, np.bool_))
 
 
 def collect_positions(config: TrainConfig, section: ExpertIterationConfig, sampler: Any,
@@ -280,6 +297,7 @@ def collect_positions(config: TrainConfig, section: ExpertIterationConfig, sampl
     games: list[Game] = []
     obs: list[np.ndarray] = []
     masks: list[np.ndarray] = []
+    from_random: list[bool] = []
     decisions = 0
     move = np.zeros(n, np.int64)
     while len(games) < count:
@@ -301,6 +319,7 @@ def collect_positions(config: TrainConfig, section: ExpertIterationConfig, sampl
                 games.append(game)
                 obs.append(e.obs[i].astype(np.float32))
                 masks.append(e.mask[i].copy())
+                from_random.append(bool(against_random[i]))
         others = np.flatnonzero(~ours & ~against_random)
         if others.size:
             move[others] = opponent.act_batch(e.obs[others], e.mask[others])
@@ -310,7 +329,8 @@ def collect_positions(config: TrainConfig, section: ExpertIterationConfig, sampl
         e.step(move)
         done = np.flatnonzero(e.done & ~every)
         seat[done] = (seat[done] + 1) % p
-    return Positions(games, np.stack(obs), np.stack(masks), decisions)
+    return Positions(games, np.stack(obs), np.stack(masks), decisions,
+                     np.array(from_random, np.bool_))
 
 
 # ---- 2 and 3. labels and targets ------------------------------------------------------------
@@ -337,10 +357,30 @@ def tilted_targets(pi_old: np.ndarray, legal: list[int], means: np.ndarray, beta
 def label(config: TrainConfig, section: ExpertIterationConfig, actor: Any,
           positions: Positions, seed: int) -> Labelled:
     unbiased = section.label_values == "unbiased"
-    labels = label_positions(config.env_id, config.game_options(), positions.games,
-                             blueprint=actor, seed=seed, blueprint_name="network",
-                             rollout=section.rollout, unbiased=unbiased,
-                             engine="batched", **section.search)
+    options = config.game_options()
+    knobs = dict(blueprint=actor, blueprint_name="network", rollout=section.rollout,
+                 unbiased=unbiased, engine="batched", **section.search)
+    matched = np.zeros(len(positions.games), np.bool_)
+    if section.matched_rollouts and positions.against_random.size:
+        matched = positions.against_random
+    labels: list[Any] = [None] * len(positions.games)
+    rest = np.flatnonzero(~matched)
+    if rest.size:
+        for i, lab in zip(rest.tolist(), label_positions(config.env_id, options,
+                                                         [positions.games[i] for i in rest],
+                                                         seed=seed, **knobs)):
+            labels[i] = lab
+    if matched.any():  # the games against random bots: random bots in the rollouts' other seats
+        own = actor if section.rollout == "blueprint" else \
+            env_info(config.env_id, options).spec.bot(options, seed=seed + 31)
+        roller = SeatedRoller(own, load_policy("random", config.env_id, options,
+                                               seed=seed + 37))
+        picked = np.flatnonzero(matched)
+        for i, lab in zip(picked.tolist(), label_positions(config.env_id, options,
+                                                           [positions.games[i] for i in picked],
+                                                           seed=seed + 500, roller=roller,
+                                                           **knobs)):
+            labels[i] = lab
     pi = masked_probs(actor.logits(positions.obs), positions.masks)
     keep, targets, changed, gains = [], [], 0, []
     for k, lab in enumerate(labels):
