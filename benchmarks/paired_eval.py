@@ -5,7 +5,7 @@ paired difference.
     cahoots eval texas_euchre -n 4 runs/<run>/policy.safetensors --field heuristic --games 2000 --seed 5959 --games-in-json --json b.json
     python benchmarks/paired_eval.py a.json b.json [--markdown]
 
-Both files are ``cahoots eval ... --field SPEC --json FILE --games-in-json`` outputs of one
+Both files (or their ``.gz``) are ``cahoots eval ... --field SPEC --json FILE --games-in-json`` outputs of one
 policy each, with the same game, options, field, ``--seed`` and ``--games``: game ``g`` is then
 the same deal with the policy in the same seat (``seat g mod N``) in both, which the script
 checks (each game's seed and seat). It prints each policy's win share (a k-way tie for the win
@@ -17,6 +17,7 @@ the per-game differences).
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import math
 import sys
@@ -28,7 +29,8 @@ from cahoots_envs.core.driver import win_shares
 
 def load(path: Path) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_text())
+        raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+        data = json.loads(raw)
     except (OSError, ValueError) as e:
         sys.exit(f"{path}: cannot read an eval JSON file ({e})")
     policies = data.get("policies", [])
