@@ -108,6 +108,9 @@ class SearchRow:
     lineup: str  # the search lineup measured
     target: float
     measured: str  # the date of the run that wrote these records
+    # the spec the row shows, where the weights it was measured over have another name today
+    # (Texas Euchre: zoo:texas_euchre was renamed zoo:texas_euchre_every_seat on 2026-12-07)
+    shown: str = ""
 
 
 SEARCH_ROWS = (
@@ -118,7 +121,8 @@ SEARCH_ROWS = (
     SearchRow("Kansas City (4)", "kansas_city", "search_zoo_rollout.jsonl",
               "search@rollout=heuristic:zoo:kansas_city", 0.85, "2026-12-02"),
     SearchRow("Texas Euchre (4)", "texas_euchre", "search_zoo_rollout.jsonl",
-              "search@rollout=heuristic:zoo:texas_euchre", 0.45, "2026-12-02"),
+              "search@rollout=heuristic:zoo:texas_euchre", 0.45, "2026-12-02",
+              shown="search@rollout=heuristic:zoo:texas_euchre_every_seat"),
     SearchRow("Cahoots tricks (4)", "cahoots_tricks", "search_zoo_tricks.jsonl",
               "search@rollout=heuristic:zoo:cahoots_tricks", 0.45, "2026-12-02"),
 )
@@ -160,7 +164,7 @@ def search_strength() -> str:
               f"{1000 * max(r['max_seconds'] for r in rs):.0f}")
         met = "yes" if found[0] >= spec.target else f"**no** ({found[0] - spec.target:+.3f})"
         lines.append(f"| {spec.title} | {_fmt(base)} | **{_fmt(found)}** | ≥ {spec.target:.2f} "
-                     f"| {met} | {ms} | {len(rs)} | `{spec.lineup}` | `{spec.file}` |")
+                     f"| {met} | {ms} | {len(rs)} | `{spec.shown or spec.lineup}` | `{spec.file}` |")
     dates = ", ".join(sorted({s.measured for s in SEARCH_ROWS}))
     return ("\n".join(lines) + "\n\n*The same deals for every lineup of a row, the search seat "
             "rotated in the competitive games, 95% intervals; measured " + dates + " on the "

@@ -98,19 +98,22 @@ def test_search_specs_and_knobs() -> None:
 
 def test_plain_search_plays_each_games_default() -> None:
     """``search`` with no blueprint named is the game's ``DEFAULT_SEARCH`` where its blueprint
-    plays the env's options (Kansas City, Texas Euchre and Cahoots tricks: the zoo network, the
-    heuristic playing the rollouts), with a spec's own knobs winning; elsewhere, and in the
+    plays the env's options (Kansas City, Texas Euchre and Cahoots tricks: a zoo network, the
+    heuristic playing the rollouts; in Texas Euchre the every-seat network the default was
+    measured over), with a spec's own knobs winning; elsewhere, and in the
     cooperative game, search over the heuristic. A default that cannot load for another reason is an error, not a
     silent fallback."""
     from cahoots_envs.policies.loading import default_search_spec
 
-    for game in ("kansas_city", "texas_euchre", "cahoots_tricks"):
+    for game, entry in (("kansas_city", "kansas_city"),
+                        ("texas_euchre", "texas_euchre_every_seat"),
+                        ("cahoots_tricks", "cahoots_tricks")):
         env_id = f"{game}-v1"
         bot = cahoots_envs.load_policy("search", env_id, seed=1)
-        assert bot.blueprint_spec == f"zoo:{game}" and bot.settings["rollout"] == "heuristic"
-        assert default_search_spec(env_id) == f"search@rollout=heuristic:zoo:{game}"
+        assert bot.blueprint_spec == f"zoo:{entry}" and bot.settings["rollout"] == "heuristic"
+        assert default_search_spec(env_id) == f"search@rollout=heuristic:zoo:{entry}"
         mine = cahoots_envs.load_policy("search@rollout=blueprint,worlds=4", env_id, seed=1)
-        assert mine.blueprint_spec == f"zoo:{game}"
+        assert mine.blueprint_spec == f"zoo:{entry}"
         assert (mine.settings["rollout"], mine.settings["worlds"]) == ("blueprint", 4)
         named = cahoots_envs.load_policy("search:heuristic", env_id, seed=1)
         assert named.blueprint_spec == "heuristic" and named.settings["rollout"] == "blueprint"
@@ -431,7 +434,10 @@ def test_search_leaf_table_pairs_each_lineup_with_the_default_on_the_same_deals(
     shown = next(line for line in lines if line.startswith("| Texas Euchre | ") and
                  f"| {label} |" in line)
     assert f"**{mean}**" in shown and f"over {shown.split(' | ')[3]} games" in paired
-    assert table.default_spec("texas_euchre-target50") == \
+    # played by the row's default search: the files name its network zoo:texas_euchre, as it
+    # was named when they were measured (zoo:texas_euchre_every_seat since 2026-12-07)
+    assert table.default_spec("texas_euchre-target50").replace(
+        "zoo:texas_euchre", "zoo:texas_euchre_every_seat") == \
         bench.lineup_name("search", "texas_euchre-target50")
     assert table.lineups("texas_euchre-target50")[0][1].endswith("value_heads/texas_euchre"
                                                                  ".safetensors")

@@ -71,8 +71,11 @@ DEFAULTS: dict[str, Any] = {
 
 # what plain ``search`` plays (core/search.py): the shipped network decides the moves search
 # leaves alone and the default, the rule-based bot plays the rollouts. Over the heuristic
-# blueprint on the same 500 deals against 3 heuristic bots (docs/lab/search_over_zoo.md): +0.204, 0.719 against 0.515
-DEFAULT_SEARCH = "search@rollout=heuristic:zoo:texas_euchre"
+# blueprint on the same 500 deals against 3 heuristic bots (docs/lab/search_over_zoo.md): +0.204, 0.719 against 0.515.
+# The every-seat network it was measured over, not today's zoo:texas_euchre (its expert-iteration
+# stage): search over that one read -0.015 (-0.034 to +0.004) on the same 500 deals
+# (docs/lab/texas_euchre_recipe.md), so the default kept its blueprint
+DEFAULT_SEARCH = "search@rollout=heuristic:zoo:texas_euchre_every_seat"
 # search over the heuristic rolls out on the engine under engine='auto': with the heuristic's
 # rollouts in one kernel call (play_out) a decision costs 0.78-0.88 of the reference path's
 # (docs/lab/search_engine_cost.md, 2026-12-01; 1.42x before, world loading dominating)
