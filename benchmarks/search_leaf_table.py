@@ -50,8 +50,8 @@ ROWS: dict[str, tuple[str, str, str, str]] = {
 
 def default_spec(row: str) -> str:
     """The lineup name of the default search in ``row``'s files (measured up to 2026-12-07, when
-    Texas Euchre's plain ``search`` was search over ``zoo:texas_euchre``, the network named
-    ``zoo:texas_euchre_every_seat`` since: the same weights)."""
+    plain ``search`` was search over ``zoo:kansas_city`` and ``zoo:texas_euchre``, the networks
+    named ``zoo:kansas_city_stage2`` and ``zoo:texas_euchre_every_seat`` since)."""
     game = ROWS[row][2]
     return "search" if game == "cahoots_coop" else f"search@rollout=heuristic:zoo:{game}"
 

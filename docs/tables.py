@@ -109,7 +109,8 @@ class SearchRow:
     target: float
     measured: str  # the date of the run that wrote these records
     # the spec the row shows, where the weights it was measured over have another name today
-    # (Texas Euchre: zoo:texas_euchre was renamed zoo:texas_euchre_every_seat on 2026-12-07)
+    # (on 2026-12-07 zoo:kansas_city was renamed zoo:kansas_city_stage2 and zoo:texas_euchre
+    # zoo:texas_euchre_every_seat, when the entries were replaced)
     shown: str = ""
 
 
@@ -119,7 +120,8 @@ SEARCH_ROWS = (
     SearchRow("Cahoots coop (3), normal: team", "coop-normal", "coop_search.jsonl", "search",
               0.65, "2026-12-01"),
     SearchRow("Kansas City (4)", "kansas_city", "search_zoo_rollout.jsonl",
-              "search@rollout=heuristic:zoo:kansas_city", 0.85, "2026-12-02"),
+              "search@rollout=heuristic:zoo:kansas_city", 0.85, "2026-12-02",
+              shown="search@rollout=heuristic:zoo:kansas_city_stage2"),
     SearchRow("Texas Euchre (4)", "texas_euchre", "search_zoo_rollout.jsonl",
               "search@rollout=heuristic:zoo:texas_euchre", 0.45, "2026-12-02",
               shown="search@rollout=heuristic:zoo:texas_euchre_every_seat"),

@@ -89,7 +89,7 @@ def test_list_shows_envs_players_options_and_policies() -> None:
     assert {e["id"] for e in data["envs"]} == set(installed)
     # what plain 'search' plays, per env, in the JSON and in the text
     defaults = {e["id"].split("/")[1]: e["default_search"] for e in data["envs"]}
-    assert defaults["kansas_city-v1"] == "search@rollout=heuristic:zoo:kansas_city"
+    assert defaults["kansas_city-v1"] == "search@rollout=heuristic:zoo:kansas_city_stage2"
     assert defaults["cahoots_coop-v1"] == "search:heuristic"
     search = out.stdout.split("Search bots", 1)[1]
     assert all(f"{env:<22} {spec}" in search for env, spec in defaults.items() if spec)

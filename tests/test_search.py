@@ -99,13 +99,14 @@ def test_search_specs_and_knobs() -> None:
 def test_plain_search_plays_each_games_default() -> None:
     """``search`` with no blueprint named is the game's ``DEFAULT_SEARCH`` where its blueprint
     plays the env's options (Kansas City, Texas Euchre and Cahoots tricks: a zoo network, the
-    heuristic playing the rollouts; in Texas Euchre the every-seat network the default was
-    measured over), with a spec's own knobs winning; elsewhere, and in the
+    heuristic playing the rollouts: the networks the defaults were measured over, earlier stages
+    of today's entries in Kansas City and Texas Euchre), with a spec's own knobs winning;
+    elsewhere, and in the
     cooperative game, search over the heuristic. A default that cannot load for another reason is an error, not a
     silent fallback."""
     from cahoots_envs.policies.loading import default_search_spec
 
-    for game, entry in (("kansas_city", "kansas_city"),
+    for game, entry in (("kansas_city", "kansas_city_stage2"),
                         ("texas_euchre", "texas_euchre_every_seat"),
                         ("cahoots_tricks", "cahoots_tricks")):
         env_id = f"{game}-v1"
@@ -404,7 +405,8 @@ def test_search_strength_pairs_a_lineup_with_an_earlier_run(tmp_path, capsys) ->
             bench.main([*argv, "--out", str(now)])
         assert message in capsys.readouterr().err.strip().splitlines()[-1]
     # plain ``search`` is each game's default; the lineup over the heuristic keeps its name
-    assert bench.lineup_name("search", "kansas_city") == "search@rollout=heuristic:zoo:kansas_city"
+    assert bench.lineup_name("search", "kansas_city") == \
+        "search@rollout=heuristic:zoo:kansas_city_stage2"
     assert bench.lineup_name("search", "coop-normal") == "search"
     assert bench.lineup_name("search:heuristic", "texas_euchre") == "search"
     assert bench.lineup_name("search:zoo:{game}", "texas_euchre") == "search:zoo:texas_euchre"
