@@ -17,9 +17,12 @@ Rows (every lineup of a row plays the same deals: game g is dealt by seed ``--se
   ``--rows`` names them.
 
 Plain ``search`` is each game's default search (``policies.loading.default_search_spec``): since
-2026-12-02 in Kansas City and Texas Euchre ``search@rollout=heuristic:zoo:<game>``, which is the
-lineup's name in the files; search over the heuristic (``search:heuristic``, the default before)
-is the lineup named ``search``, as the files always named it.
+2026-12-02 in Kansas City and Texas Euchre search over the zoo network with heuristic rollouts,
+named ``search@rollout=heuristic:zoo:<game>`` in the files measured until 2026-12-07 and
+``search@rollout=heuristic:zoo:kansas_city_stage2`` / ``zoo:texas_euchre_every_seat`` since
+(the same networks, renamed when the entries were replaced); search over the heuristic
+(``search:heuristic``, the default before) is the lineup named ``search``, as the files always
+named it.
 
 Each finished game is appended to ``--out`` at once (default
 ``benchmarks/results/search_strength.jsonl``); a rerun skips the games already there, so an
@@ -280,7 +283,7 @@ def for_row(candidate: str, row: str) -> str:
 def lineup_name(candidate: str, row: str) -> str:
     """The lineup ``candidate`` plays in ``row``, as the results files name it: ``{game}``
     filled in; plain ``search`` is the game's default search at the row's options
-    (``default_search_spec``: the zoo network with heuristic rollouts in Kansas City and Texas
+    (``default_search_spec``: a zoo network with heuristic rollouts in Kansas City and Texas
     Euchre since 2026-12-02); search over the heuristic, ``search:heuristic``, is named
     ``search``, as every results file has named it."""
     candidate = for_row(candidate, row)

@@ -103,9 +103,10 @@ def test_500_creations_from_fresh_sessions_of_one_address_lock_no_one_out() -> N
         r = create(flood)
         assert r.status_code in (201, 403), r.json()
         made += r.status_code == 201
-    # the address made one minute's sessions, and those the bucket refilled while the test ran
+    # the address made one minute's sessions (less the victim's page, loaded from the same
+    # address before the flood began), and those the bucket refilled while the test ran
     rate = limits.sessions_per_minute
-    assert rate <= pages <= rate + rate * (time.monotonic() - began) / 60 + 1
+    assert rate - 1 <= pages <= rate + rate * (time.monotonic() - began) / 60 + 1
     assert made == pages and server_of(victim).live() == made
     play_a_whole_game(victim)
     play_a_whole_game(loaded(app, "10.1.2.3"))
