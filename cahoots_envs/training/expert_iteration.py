@@ -363,24 +363,20 @@ def label(config: TrainConfig, section: ExpertIterationConfig, actor: Any,
     matched = np.zeros(len(positions.games), np.bool_)
     if section.matched_rollouts and positions.against_random.size:
         matched = positions.against_random
-    labels: list[Any] = [None] * len(positions.games)
-    rest = np.flatnonzero(~matched)
-    if rest.size:
-        for i, lab in zip(rest.tolist(), label_positions(config.env_id, options,
-                                                         [positions.games[i] for i in rest],
-                                                         seed=seed, **knobs)):
-            labels[i] = lab
+    groups: list[tuple[np.ndarray, int, Any]] = [(np.flatnonzero(~matched), seed, None)]
     if matched.any():  # the games against random bots: random bots in the rollouts' other seats
         own = actor if section.rollout == "blueprint" else \
             env_info(config.env_id, options).spec.bot(options, seed=seed + 31)
         roller = SeatedRoller(own, load_policy("random", config.env_id, options,
                                                seed=seed + 37))
-        picked = np.flatnonzero(matched)
-        for i, lab in zip(picked.tolist(), label_positions(config.env_id, options,
-                                                           [positions.games[i] for i in picked],
-                                                           seed=seed + 500, roller=roller,
-                                                           **knobs)):
-            labels[i] = lab
+        groups.append((np.flatnonzero(matched), seed + 500, roller))
+    labels: list[Any] = [None] * len(positions.games)
+    for rows, group_seed, group_roller in groups:
+        if rows.size:
+            found = label_positions(config.env_id, options, [positions.games[i] for i in rows],
+                                    seed=group_seed, roller=group_roller, **knobs)
+            for i, lab in zip(rows.tolist(), found):
+                labels[i] = lab
     pi = masked_probs(actor.logits(positions.obs), positions.masks)
     keep, targets, changed, gains = [], [], 0, []
     for k, lab in enumerate(labels):
